@@ -1,0 +1,114 @@
+import { ApiObject, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { Precondition, StepWait } from './waits';
+
+/** Properties for `BootstrapStep`. */
+export interface BootstrapStepProps {
+  /** Kebab-case step name; the output file is `NN-<stepName>.yaml` (or a `NN-<stepName>/` kustomization). */
+  readonly stepName: string;
+  /** One line saying what the step puts on the cluster. */
+  readonly summary: string;
+}
+
+/** A remote manifest applied through a generated kustomization, with local patches and resources. */
+export interface StepKustomization {
+  /** Pinned remote manifests (URLs) the kustomization includes. */
+  readonly remoteResources: readonly string[];
+  /**
+   * Namespace kustomize sets on every namespaced object.
+   * @default - none
+   */
+  readonly namespace?: string;
+  /**
+   * Raw kustomization fields merged in (e.g. `secretGenerator`).
+   * @default - none
+   */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** A dependency of one step on another, with the reason shown in plans and cycle errors. */
+export interface StepDependency {
+  readonly step: BootstrapStep;
+  readonly reason: string;
+}
+
+/**
+ * One Phase-0 step: a chart written as one file of `dist/bootstrap/`, applied by the runbook in an order
+ * derived from `dependsOn()`, followed by the waits that prove the next step can start.
+ */
+export class BootstrapStep extends Chart {
+  /** Returns the step that contains `construct`. */
+  public static of(construct: Construct): BootstrapStep {
+    const chart = Chart.of(construct);
+    if (!(chart instanceof BootstrapStep)) {
+      throw new Error(`${construct.node.path} is not inside a bootstrap step`);
+    }
+    return chart;
+  }
+
+  public readonly stepName: string;
+  public readonly summary: string;
+  private readonly _waits: StepWait[] = [];
+  private readonly _preconditions: Precondition[] = [];
+  private readonly _dependencies: StepDependency[] = [];
+  private readonly _patches = new Set<ApiObject>();
+  private _kustomization?: StepKustomization;
+
+  constructor(scope: Construct, id: string, props: BootstrapStepProps) {
+    super(scope, id, { disableResourceNameHashes: true });
+    this.stepName = props.stepName;
+    this.summary = props.summary;
+  }
+
+  /** Declares that this step can only be applied once `step` is applied and its waits have passed. */
+  public dependsOn(step: BootstrapStep, reason: string): void {
+    if (step === this) throw new Error(`bootstrap step '${this.stepName}' cannot depend on itself`);
+    if (!this._dependencies.some((d) => d.step === step)) this._dependencies.push({ step, reason });
+  }
+
+  /** Adds a wait the runbook performs after applying this step. */
+  public addWait(wait: StepWait): void {
+    this._waits.push(wait);
+  }
+
+  /** Adds a check the runbook performs before applying this step. */
+  public addPrecondition(precondition: Precondition): void {
+    this._preconditions.push(precondition);
+  }
+
+  /** Makes this step a kustomization over pinned remote manifests. */
+  public useKustomization(kustomization: StepKustomization): void {
+    this._kustomization = kustomization;
+  }
+
+  /** Marks `obj` as a strategic-merge patch of the remote manifests instead of a new resource. */
+  public addPatch(obj: ApiObject): void {
+    if (!this._kustomization) throw new Error(`bootstrap step '${this.stepName}' has no kustomization to patch`);
+    this._patches.add(obj);
+  }
+
+  /** Steps this step depends on, in declaration order. */
+  public get dependencies(): readonly StepDependency[] {
+    return [...this._dependencies];
+  }
+
+  /** Waits after apply, in declaration order. */
+  public get waits(): readonly StepWait[] {
+    return [...this._waits];
+  }
+
+  /** Checks before apply, in declaration order. */
+  public get preconditions(): readonly Precondition[] {
+    return [...this._preconditions];
+  }
+
+  /** The kustomization, when the step wraps remote manifests. */
+  public get kustomization(): StepKustomization | undefined {
+    return this._kustomization;
+  }
+
+  /** Whether `obj` is rendered as a patch. */
+  public isPatch(obj: ApiObject): boolean {
+    return this._patches.has(obj);
+  }
+}

@@ -1,0 +1,4 @@
+export * from './bootstrap-step';
+export * from './order-steps';
+export * from './waits';
+export * from './render-steps';

@@ -1,0 +1,77 @@
+import { ApiObject, Chart } from 'cdk8s';
+import { OutputTree, toYaml } from '../../synth/output-tree';
+import { BootstrapStep } from './bootstrap-step';
+import { orderSteps } from './order-steps';
+
+/** A step with its position in the apply order and the file or folder it is written to. */
+export interface RenderedStep {
+  readonly step: BootstrapStep;
+  /** 1-based position in the apply order. */
+  readonly index: number;
+  /** `NN-<stepName>.yaml`, or `NN-<stepName>` for a kustomization folder. */
+  readonly fileName: string;
+  /** `-f` for a manifest file, `-k` for a kustomization folder. */
+  readonly applyFlag: '-f' | '-k';
+  /** The objects the step defines (patches excluded), in apply order. */
+  readonly objects: readonly Record<string, any>[];
+}
+
+/** Orders the steps and names their files; the numbers are an output of the dependencies, never an input. */
+export function planSteps(steps: readonly BootstrapStep[]): RenderedStep[] {
+  const ordered = orderSteps(steps);
+  const width = Math.max(2, String(ordered.length).length);
+  return ordered.map((step, i) => {
+    const prefix = `${String(i + 1).padStart(width, '0')}-${step.stepName}`;
+    const objects = chartObjects(step).filter((o) => !step.isPatch(o.obj)).map((o) => o.json);
+    return step.kustomization
+      ? { step, index: i + 1, fileName: prefix, applyFlag: '-k', objects }
+      : { step, index: i + 1, fileName: `${prefix}.yaml`, applyFlag: '-f', objects };
+  });
+}
+
+/** Writes each planned step under `prefix` (e.g. `bootstrap/`). */
+export function renderSteps(planned: readonly RenderedStep[], prefix: string): OutputTree {
+  const tree: OutputTree = new Map();
+  for (const p of planned) {
+    const k = p.step.kustomization;
+    if (!k) {
+      tree.set(`${prefix}${p.fileName}`, toYaml(p.objects));
+      continue;
+    }
+    const dir = `${prefix}${p.fileName}/`;
+    const resources: string[] = [...k.remoteResources];
+    if (p.objects.length > 0) {
+      resources.push('resources.yaml');
+      tree.set(`${dir}resources.yaml`, toYaml(p.objects));
+    }
+    const patches = chartObjects(p.step).filter((o) => p.step.isPatch(o.obj)).map((o) => {
+      const file = `patch-${o.json.kind.toLowerCase()}-${o.json.metadata.name}.yaml`;
+      tree.set(`${dir}${file}`, toYaml([o.json]));
+      return { path: file };
+    });
+    const kustomization: Record<string, unknown> = {
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      ...(k.namespace ? { namespace: k.namespace } : {}),
+      ...(resources.length > 0 ? { resources } : {}),
+      ...(patches.length > 0 ? { patches } : {}),
+      ...(k.extra ?? {}),
+    };
+    tree.set(`${dir}kustomization.yaml`, toYaml([kustomization]));
+  }
+  return tree;
+}
+
+/** The chart's API objects with their JSON, in the chart's dependency order. */
+function chartObjects(chart: Chart): { obj: ApiObject; json: Record<string, any> }[] {
+  const json = chart.toJson();
+  const objs = chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === chart);
+  // toJson() returns objects in dependency order; match them back to their ApiObject by kind/namespace/name.
+  const key = (j: any) => `${j.apiVersion}|${j.kind}|${j.metadata?.namespace ?? ''}|${j.metadata?.name}`;
+  const byKey = new Map(objs.map((o) => [key(o.toJson()), o]));
+  return json.map((j: any) => {
+    const obj = byKey.get(key(j));
+    if (!obj) throw new Error(`internal: object ${key(j)} of step ${chart.node.id} not found`);
+    return { obj, json: j };
+  });
+}

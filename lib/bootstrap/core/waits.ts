@@ -1,0 +1,78 @@
+/**
+ * What the runbook waits for after applying a step. Each wait names the object, the state, and a timeout;
+ * `lib/bootstrap/runbook` renders them as kubectl commands. Pure data, no constructs.
+ */
+
+/** A Deployment's rollout has completed (all replicas updated and available). */
+export interface RolloutWait {
+  readonly kind: 'rollout';
+  readonly namespace: string;
+  readonly deployment: string;
+  readonly timeoutSeconds: number;
+}
+
+/** Every named CRD is `Established`: the API server serves its kind. */
+export interface CrdsEstablishedWait {
+  readonly kind: 'crds-established';
+  readonly crds: readonly string[];
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * A server-side dry-run create of a probe object succeeds: the admission webhooks for its kind answer.
+ * The only proof that a webhook really serves; an available Deployment is not enough.
+ */
+export interface WebhookServingWait {
+  readonly kind: 'webhook-serving';
+  /** What is being probed, for progress output. */
+  readonly description: string;
+  /** The probe object (never created: `--dry-run=server`). */
+  readonly probe: Record<string, unknown>;
+  readonly timeoutSeconds: number;
+}
+
+/** An object reports a status condition as True (`kubectl wait --for=condition=...`). */
+export interface ConditionWait {
+  readonly kind: 'condition';
+  readonly namespace: string;
+  /** `<resource>/<name>`, e.g. `clusters.postgresql.cnpg.io/forgejo-db`. */
+  readonly resource: string;
+  readonly condition: string;
+  /** JSONPath of a human-readable status message printed when the wait fails. */
+  readonly messagePath: string;
+  readonly timeoutSeconds: number;
+}
+
+/** A Job has completed; on failure its logs and the objects it waited for are shown. */
+export interface JobCompleteWait {
+  readonly kind: 'job-complete';
+  readonly namespace: string;
+  readonly job: string;
+  /** The objects the Job waits for, shown with their status message when it fails. */
+  readonly watched: readonly { readonly resource: string; readonly messagePath: string }[];
+  readonly timeoutSeconds: number;
+}
+
+/** Any wait the runbook performs after applying a step. */
+export type StepWait = RolloutWait | CrdsEstablishedWait | WebhookServingWait | ConditionWait | JobCompleteWait;
+
+/** Checked before a step is applied; the runbook stops with `hint` when it fails. */
+export type Precondition =
+  | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
+  | { readonly kind: 'local-file'; readonly variable: string; readonly defaultPath: string; readonly hint: string };
+
+/** One line describing a wait, for plans and progress output. */
+export function describeWait(wait: StepWait): string {
+  switch (wait.kind) {
+    case 'rollout':
+      return `Deployment ${wait.namespace}/${wait.deployment} rolled out`;
+    case 'crds-established':
+      return `CRDs established: ${wait.crds.join(', ')}`;
+    case 'webhook-serving':
+      return wait.description;
+    case 'condition':
+      return `${wait.resource} in ${wait.namespace} reports ${wait.condition}`;
+    case 'job-complete':
+      return `Job ${wait.namespace}/${wait.job} complete`;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Every upstream artefact the program deploys, pinned. Changing a pin changes the output; nothing here
+ * floats. Sources: `../shared/reference/versions.md` and the CRD snapshots recorded in `imports/README.md`.
+ */
+
+/** CloudNativePG operator release; its CRDs are the ones in `imports/postgresql.cnpg.io.ts`. */
+export const CNPG_VERSION = '1.30.0';
+/** The release manifest of that version (Namespace `cnpg-system`, CRDs, webhooks, Deployment). */
+export const CNPG_MANIFEST_URL =
+  `https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v${CNPG_VERSION}/cnpg-${CNPG_VERSION}.yaml`;
+
+/** Argo CD release; its CRDs are the ones in `imports/argoproj.io.ts`. */
+export const ARGOCD_VERSION = 'v3.5.1';
+/** The upstream non-HA install manifest of that release. */
+export const ARGOCD_INSTALL_URL = `https://raw.githubusercontent.com/argoproj/argo-cd/${ARGOCD_VERSION}/manifests/install.yaml`;
+
+/** Container images, by tag. */
+export const IMAGES = {
+  /**
+   * kubectl for wait Jobs. 1.30 matches the pinned Kubernetes API (kubectl supports one minor of skew).
+   * Only its entrypoint is used (`args`, no shell), because newer tags are distroless.
+   */
+  kubectl: 'registry.k8s.io/kubectl:v1.30.14',
+  /** Forgejo, rootless variant: uid 1000, HTTP on 3000, SSH on 2222, data in /var/lib/gitea. */
+  forgejo: 'codeberg.org/forgejo/forgejo:16.0.3-rootless',
+  /** Redis for Forgejo's cache, sessions and queues: user `redis` is uid/gid 999. */
+  redis: 'docker.io/library/redis:8.10.1',
+  /** PostgreSQL operand of CNPG 1.30.0 (its default). */
+  postgres: 'ghcr.io/cloudnative-pg/postgresql:18.4-system-trixie',
+} as const;
+
+/** Minimum kubectl on the operator's machine: `--server-side` apply and `wait --for=jsonpath` (1.23+), skew ±1 of 1.30. */
+export const MIN_KUBECTL_VERSION = '1.29';
