@@ -26,6 +26,8 @@ export interface StepKustomization {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
+const STEP_BRAND = Symbol.for('homelab.BootstrapStep');
+
 /** A dependency of one step on another, with the reason shown in plans and cycle errors. */
 export interface StepDependency {
   readonly step: BootstrapStep;
@@ -37,12 +39,15 @@ export interface StepDependency {
  * derived from `dependsOn()`, followed by the waits that prove the next step can start.
  */
 export class BootstrapStep extends Chart {
+  /** Whether `x` is a `BootstrapStep` (Chart overrides `instanceof`, so the check is by brand). */
+  public static isBootstrapStep(x: unknown): x is BootstrapStep {
+    return typeof x === 'object' && x !== null && STEP_BRAND in x;
+  }
+
   /** Returns the step that contains `construct`. */
   public static of(construct: Construct): BootstrapStep {
     const chart = Chart.of(construct);
-    if (!(chart instanceof BootstrapStep)) {
-      throw new Error(`${construct.node.path} is not inside a bootstrap step`);
-    }
+    if (!BootstrapStep.isBootstrapStep(chart)) throw new Error(`${construct.node.path} is not inside a bootstrap step`);
     return chart;
   }
 
@@ -56,6 +61,7 @@ export class BootstrapStep extends Chart {
 
   constructor(scope: Construct, id: string, props: BootstrapStepProps) {
     super(scope, id, { disableResourceNameHashes: true });
+    Object.defineProperty(this, STEP_BRAND, { value: true });
     this.stepName = props.stepName;
     this.summary = props.summary;
   }

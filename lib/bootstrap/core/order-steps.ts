@@ -27,7 +27,7 @@ export function allDependencies(step: BootstrapStep): StepDependency[] {
   for (const c of step.node.findAll()) {
     for (const target of c.node.dependencies) {
       const targetChart = Chart.of(target);
-      if (targetChart === step || !(targetChart instanceof BootstrapStep)) continue;
+      if (targetChart === step || !BootstrapStep.isBootstrapStep(targetChart)) continue;
       if (deps.some((d) => d.step === targetChart)) continue;
       deps.push({ step: targetChart, reason: `${c.node.path} depends on ${target.node.path}` });
     }

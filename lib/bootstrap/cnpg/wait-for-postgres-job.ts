@@ -1,0 +1,139 @@
+import { Duration } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-30';
+import { Construct } from 'constructs';
+import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
+import { IMAGES } from '../../shared/pins';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
+import { CnpgCluster } from './cnpg-cluster';
+import { CnpgDatabase } from './cnpg-database';
+
+/** Properties for `WaitForPostgresJob`. */
+export interface WaitForPostgresJobProps {
+  /** The cluster that must report `Ready`. */
+  readonly cluster: CnpgCluster;
+  /**
+   * Databases on `cluster` that must report `status.applied: true`.
+   * @default []
+   */
+  readonly databases?: readonly CnpgDatabase[];
+  /**
+   * How long the Job waits before it fails.
+   * @default Duration.minutes(15)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Image whose entrypoint is `kubectl`.
+   * @default - the pinned kubectl image of `lib/shared/pins.ts`
+   */
+  readonly image?: string;
+}
+
+/** Non-root uid/gid the wait Job runs as (the distroless `nonroot` user). */
+const WAIT_UID = 65532;
+
+/**
+ * A Job that completes only when CNPG has really done the work: the `Cluster` reports the `Ready` condition
+ * (CNPG's `ConditionClusterReady`), then every `Database` reports `status.applied: true`, which CNPG sets
+ * after `CREATE DATABASE` ran. A Database CR that merely exists proves nothing; that was the Forgejo race.
+ *
+ * It calls `kubectl wait` through the image's entrypoint, never a shell, so it works on the distroless
+ * kubectl images. On timeout kubectl names every object still not ready; the runbook then prints each one's
+ * `status.message`. Its ServiceAccount can only get, list and watch the cluster and databases in its
+ * namespace.
+ */
+export class WaitForPostgresJob extends Construct {
+  /** Name of the Job (and of its ServiceAccount, Role and RoleBinding). */
+  public readonly name: string;
+  public readonly namespace: string;
+  public readonly timeout: Duration;
+  public readonly cluster: CnpgCluster;
+  public readonly databases: readonly CnpgDatabase[];
+  public readonly job: k8s.KubeJob;
+
+  constructor(scope: Construct, id: string, props: WaitForPostgresJobProps) {
+    super(scope, id);
+    this.cluster = props.cluster;
+    this.databases = [...(props.databases ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.namespace = this.cluster.namespace;
+    this.name = `wait-for-${this.cluster.name}`;
+    this.timeout = props.timeout ?? Duration.minutes(15);
+    const image = props.image ?? IMAGES.kubectl;
+    const seconds = this.timeout.toSeconds();
+
+    for (const db of this.databases) {
+      if (db.cluster !== this.cluster) {
+        throw new Error(`wait job '${this.name}': database '${db.pgName}' is on cluster '${db.cluster.name}', not '${this.cluster.name}'`);
+      }
+    }
+
+    const labels = { ...COMMON_LABELS, ...selectorLabels('wait-for-postgres', this.name) };
+    const metadata = { name: this.name, namespace: this.namespace, labels };
+
+    new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata, automountServiceAccountToken: true });
+    new k8s.KubeRole(this, 'Role', {
+      metadata,
+      rules: [{
+        apiGroups: ['postgresql.cnpg.io'],
+        resources: this.databases.length > 0 ? ['clusters', 'databases'] : ['clusters'],
+        verbs: ['get', 'list', 'watch'],
+      }],
+    });
+    new k8s.KubeRoleBinding(this, 'RoleBinding', {
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: this.name },
+      subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
+    });
+
+    const container = (name: string, args: string[]): k8s.Container => ({
+      name,
+      image,
+      args,
+      // kubectl's own error ("timed out waiting for the condition on databases/forgejo") becomes the
+      // termination message shown by `kubectl describe`.
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+      env: [{ name: 'HOME', value: '/tmp' }],
+      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+      resources: {
+        requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') },
+        limits: { memory: k8s.Quantity.fromString('64Mi') },
+      },
+      securityContext: restrictedContainerSecurityContext(WAIT_UID),
+    });
+    const clusterWait = container('cluster-ready', [
+      'wait', `--namespace=${this.namespace}`, '--for=condition=Ready', `--timeout=${seconds}s`,
+      `clusters.postgresql.cnpg.io/${this.cluster.name}`,
+    ]);
+    const databaseWait = this.databases.length > 0 ? container('databases-applied', [
+      'wait', `--namespace=${this.namespace}`, '--for=jsonpath={.status.applied}=true', `--timeout=${seconds}s`,
+      ...this.databases.map((d) => `databases.postgresql.cnpg.io/${d.name}`),
+    ]) : undefined;
+
+    this.job = new k8s.KubeJob(this, 'Resource', {
+      metadata,
+      spec: {
+        // A kubectl wait that timed out will time out again; retries only hide the message.
+        backoffLimit: 1,
+        activeDeadlineSeconds: seconds + 60,
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: this.name,
+            restartPolicy: 'Never',
+            securityContext: restrictedPodSecurityContext(WAIT_UID),
+            ...(databaseWait ? { initContainers: [clusterWait], containers: [databaseWait] } : { containers: [clusterWait] }),
+            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('16Mi') } }],
+          },
+        },
+      },
+    });
+    this.node.addDependency(this.cluster, ...this.databases);
+  }
+
+  /** The objects the Job waits for, as `resource/name` with the JSONPath of their status message. */
+  public get watched(): { resource: string; messagePath: string }[] {
+    return [
+      { resource: `clusters.postgresql.cnpg.io/${this.cluster.name}`, messagePath: '{.status.phase}' },
+      ...this.databases.map((d) => ({ resource: `databases.postgresql.cnpg.io/${d.name}`, messagePath: '{.status.message}' })),
+    ];
+  }
+}
