@@ -36,6 +36,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
     namespace: 'cicd',
     database: 'forgejo',
   },
+  argocd: { applications: {} },
   git: {
     githubSeedUrl: 'git@github.com:homelab-owner/homelab.git',
     source: 'github',

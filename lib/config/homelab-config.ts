@@ -1,3 +1,5 @@
+import { ArgoCdConfig } from './argocd-config';
+
 /**
  * The one input to synthesis. Everything a platform owner may change lives here; `lib/config/defaults.ts`
  * holds the reference homelab and `resolveConfig()` merges a partial config over it.
@@ -161,11 +163,8 @@ export interface HomelabConfig {
   readonly forgejo: ForgejoConfig;
   /** The git source Argo CD reconciles. */
   readonly git: GitConfig;
-  /**
-   * The steady-state Argo CD catalog: one Application per deployable directory, keyed by Application name.
-   * @default - no Applications
-   */
-  readonly applications?: Readonly<Record<string, ApplicationConfig>>;
+  /** The steady-state Argo CD tree: project, Applications and waves. */
+  readonly argocd: ArgoCdConfig;
   /**
    * Names that must never become Argo CD Applications, because Argo CD cannot sync before they exist.
    * @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn']
@@ -173,20 +172,3 @@ export interface HomelabConfig {
   readonly phase0Components?: readonly string[];
 }
 
-/**
- * One Argo CD Application of the steady state. Only the fields the bootstrap needs are declared here; the
- * Argo CD tree extends this shape.
- */
-export interface ApplicationConfig {
-  /** Sync wave, 0 to 8. */
-  readonly wave: number;
-  /** Destination namespace. */
-  readonly namespace: string;
-  /** Repo-relative path of the git source (a plain manifest or kustomize directory). */
-  readonly path?: string;
-  /**
-   * Other Applications (keys of `applications`) that must be healthy first; each must sit in an earlier wave.
-   * @default []
-   */
-  readonly dependsOn?: readonly string[];
-}
