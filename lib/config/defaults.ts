@@ -10,6 +10,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
     'argocd': { podSecurity: 'baseline', podSecurityWarn: 'restricted' },
     'cnpg-system': { podSecurity: 'baseline', podSecurityWarn: 'restricted' },
     'cicd': { podSecurity: 'restricted' },
+    'ddb': { podSecurity: 'restricted' },
   },
   postgresClusters: {
     'forgejo-db': {

@@ -25,6 +25,11 @@ export const IMAGES = {
   forgejo: 'codeberg.org/forgejo/forgejo:16.0.3-rootless',
   /** Redis for Forgejo's cache, sessions and queues: user `redis` is uid/gid 999. */
   redis: 'docker.io/library/redis:8.10.1',
+  /**
+   * SOPS for the Argo CD Config Management Plugin sidecar that decrypts `*.enc.yaml` (alpine: has `sh`).
+   * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/config-management-plugins/
+   */
+  sops: 'ghcr.io/getsops/sops:v3.13.2-alpine',
   /** PostgreSQL operand of CNPG 1.30.0 (its default). */
   postgres: 'ghcr.io/cloudnative-pg/postgresql:18.4-system-trixie',
 } as const;

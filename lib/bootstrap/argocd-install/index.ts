@@ -1,0 +1,2 @@
+export * from './argocd-install';
+export * from './health-checks';
