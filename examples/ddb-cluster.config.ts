@@ -1,0 +1,29 @@
+import { REFERENCE_HOMELAB } from '../lib/config/defaults';
+import { HomelabConfig } from '../lib/config/homelab-config';
+
+/**
+ * The older layout of the dependency-fix runbook, expressed by config alone: one shared `ddb-cluster` with
+ * three instances, and the databases `forgejo`, `authentik`, `temporal` and `temporal_visibility` all
+ * created in Phase 0, owned by the cluster's `app` role.
+ *
+ * Forgejo stays in `cicd` while the cluster is in `ddb`, so it cannot read the CNPG `ddb-cluster-app` Secret
+ * (Secrets are namespaced): `forgejo-db-credentials` in `cicd` is provided out of band, and the runbook
+ * checks that it exists before applying Forgejo.
+ *
+ *   npm run synth -- --config examples/ddb-cluster.config.ts --out /tmp/ddb-dist
+ */
+const config: HomelabConfig = {
+  ...REFERENCE_HOMELAB,
+  postgresClusters: {
+    'ddb-cluster': { namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi' },
+  },
+  databases: {
+    forgejo: { cluster: 'ddb-cluster', owner: 'app' },
+    authentik: { cluster: 'ddb-cluster', owner: 'app' },
+    temporal: { cluster: 'ddb-cluster', owner: 'app' },
+    temporal_visibility: { cluster: 'ddb-cluster', owner: 'app' },
+  },
+  forgejo: { namespace: 'cicd', database: 'forgejo', databaseSecret: 'forgejo-db-credentials' },
+};
+
+export default config;

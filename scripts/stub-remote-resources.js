@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Rewrites a copied kustomization for an offline `kubectl kustomize`: every http(s) resource is replaced by
+// stubs.yaml, holding one minimal object per patch target; secretGenerator files get a dummy placeholder.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const YAML = require('yaml');
+
+const dir = process.argv[2];
+const file = path.join(dir, 'kustomization.yaml');
+const k = YAML.parse(fs.readFileSync(file, 'utf8'));
+const remote = (k.resources ?? []).filter((r) => /^https?:\/\//.test(r));
+if (remote.length > 0) {
+  const stubs = (k.patches ?? []).flatMap((p) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, p.path), 'utf8')))
+    .map((d) => d.toJSON())
+    .map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name } }));
+  fs.writeFileSync(path.join(dir, 'stubs.yaml'), stubs.map((s) => YAML.stringify(s)).join('---\n'));
+  k.resources = [...k.resources.filter((r) => !remote.includes(r)), 'stubs.yaml'];
+}
+for (const gen of k.secretGenerator ?? []) {
+  for (const f of gen.files ?? []) {
+    const name = f.includes('=') ? f.split('=')[1] : f;
+    fs.writeFileSync(path.join(dir, name), 'placeholder-not-a-secret\n');
+  }
+}
+fs.writeFileSync(file, YAML.stringify(k));
