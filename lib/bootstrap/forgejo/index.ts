@@ -1,0 +1,2 @@
+export * from './forgejo-server';
+export * from './redis';
