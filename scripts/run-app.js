@@ -26,23 +26,21 @@ function bundle(configFile) {
     console.error(`config file not found: ${configFile}`);
     process.exit(2);
   }
-  esbuild.buildSync({
-    entryPoints: [path.join(root, 'main.ts')],
+  // main.ts is the entry; only its config import is pointed at the chosen file.
+  const main = fs.readFileSync(path.join(root, 'main.ts'), 'utf8');
+  const contents = main.replace(/(['"])\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, '')));
+  const result = esbuild.buildSync({
+    stdin: { contents, resolveDir: root, sourcefile: 'main.ts', loader: 'ts' },
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'cjs',
     packages: 'external',
     outfile,
+    write: false,
     logLevel: 'error',
-    plugins: [{
-      name: 'homelab-config',
-      setup(build) {
-        build.onResolve({ filter: /^\.\/homelab\.config$/ }, () => ({ path: configAbs }));
-      },
-    }],
   });
-  return outfile;
+  return { outfile, code: result.outputFiles[0].text };
 }
 
 function main() {
@@ -54,9 +52,14 @@ function main() {
     if (argv[i] === '--config') configFile = argv[++i];
     else rest.push(argv[i]);
   }
-  const outfile = bundle(configFile);
+  // Run the bundle from memory: nothing is written, so concurrent runs cannot race on a build file.
+  const { outfile, code } = bundle(configFile);
   process.argv = [process.argv[0], outfile, ...rest];
-  require(outfile);
+  const Module = require('module');
+  const m = new Module(outfile, module);
+  m.filename = outfile;
+  m.paths = Module._nodeModulePaths(root);
+  m._compile(code, outfile);
 }
 
 main();

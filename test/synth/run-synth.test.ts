@@ -1,0 +1,79 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { readTree } from '../../lib/synth/output-tree';
+
+// These tests run the real entry point (scripts/run-app.js → main.ts) in child processes.
+const root = path.resolve(__dirname, '../..');
+
+function synth(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [path.join(root, 'scripts/run-app.js'), ...args], {
+    cwd: root, env: { ...process.env, ...env }, encoding: 'utf8',
+  });
+}
+
+describe('synth entry point', () => {
+  let tmp: string;
+  beforeEach(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-test-')); });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  test('output is byte-identical across runs, time zones and locales', () => {
+    const a = synth(['--out', path.join(tmp, 'a')], { TZ: 'UTC', LANG: 'C', LC_ALL: 'C' });
+    const b = synth(['--out', path.join(tmp, 'b')], { TZ: 'Pacific/Kiritimati', LANG: 'de_DE.UTF-8', LC_ALL: 'tr_TR.UTF-8' });
+    expect(a.status).toBe(0);
+    expect(b.status).toBe(0);
+    const ta = readTree(path.join(tmp, 'a'));
+    expect(ta.size).toBeGreaterThan(5);
+    expect([...readTree(path.join(tmp, 'b')).entries()]).toEqual([...ta.entries()]);
+  });
+
+  test('a failed synth prints every problem and leaves the previous output untouched', () => {
+    // GIVEN a previous output and a config with two problems
+    const out = path.join(tmp, 'dist');
+    fs.mkdirSync(path.join(out, 'bootstrap'), { recursive: true });
+    fs.writeFileSync(path.join(out, 'bootstrap', 'keep.yaml'), 'previous: output\n');
+    const bad = path.join(tmp, 'bad.config.ts');
+    fs.writeFileSync(bad, [
+      `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`,
+      'export default { ...REFERENCE_HOMELAB, databases: { postgres: { cluster: \'nope\', owner: \'app\' } } };',
+    ].join('\n'));
+    // WHEN
+    const result = synth(['--config', bad, '--out', out]);
+    // THEN
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe([
+      'The homelab config has 2 problems:',
+      '  - databases.postgres: \'postgres\' is reserved by PostgreSQL and must not be managed by CNPG; choose another name.',
+      '  - databases.postgres.cluster: unknown postgres cluster \'nope\'. Declare it under \'postgresClusters\' or use one of: ddb-cluster, forgejo-db.',
+      '',
+      `Nothing was written; ${out}/ is unchanged.`,
+      '',
+    ].join('\n'));
+    expect([...readTree(out).entries()]).toEqual([['bootstrap/keep.yaml', 'previous: output\n']]);
+    expect(fs.readdirSync(tmp).sort()).toEqual(['bad.config.ts', 'dist']);
+  });
+
+  test('--check exits 1 with a summary when the output folder differs, 0 when it matches', () => {
+    const out = path.join(tmp, 'dist');
+    expect(synth(['--out', out]).status).toBe(0);
+    expect(synth(['--out', out, '--check']).status).toBe(0);
+    fs.appendFileSync(path.join(out, 'bootstrap', '01-namespaces.yaml'), 'extra: line\n');
+    fs.writeFileSync(path.join(out, 'stale.yaml'), 'x: 1\n');
+    const result = synth(['--out', out, '--check']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe([
+      `${out}/ is out of date with the config:`,
+      '  - stale.yaml (no longer generated)',
+      '  ~ bootstrap/01-namespaces.yaml (1 line differ)',
+      `Run \`npm run synth\`, review the diff of ${out}/ and commit it.`,
+      '',
+    ].join('\n'));
+  });
+
+  test('rejects an unknown argument with exit code 2', () => {
+    const result = synth(['--outdir', 'x']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('unknown argument \'--outdir\'');
+  });
+});
