@@ -59,7 +59,19 @@ export type StepWait = RolloutWait | CrdsEstablishedWait | WebhookServingWait | 
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
-  | { readonly kind: 'local-file'; readonly variable: string; readonly defaultPath: string; readonly hint: string };
+  | {
+    readonly kind: 'local-file';
+    readonly variable: string;
+    readonly defaultPath: string;
+    readonly hint: string;
+    /**
+     * File name under which the runbook copies the local file into a private temporary copy of the step's
+     * kustomization folder, which it then applies (for a `secretGenerator` that reads `files:`). Only for
+     * kustomization steps.
+     * @default - the file is only checked; the step is applied from the output folder
+     */
+    readonly copyAs?: string;
+  };
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {

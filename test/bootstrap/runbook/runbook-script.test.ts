@@ -1,0 +1,269 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { RunbookOptions } from '../../../lib/bootstrap/runbook';
+import { buildSteps, FixtureOptions, RunbookSandbox, writeRunbook } from '../../fixtures/runbook-fixture';
+
+const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+const SSA = 'apply --server-side --force-conflicts --field-manager=homelab-bootstrap';
+const JOB_STATE = 'get job wait-for-db -n demo -o jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{"\\t"}{.message}{"\\n"}{end}';
+
+/** Every kubectl call of a full run on a cluster where everything is ready, in order. */
+const FULL_RUN = [
+  'version --client -o json',
+  'config current-context',
+  `${SSA}-namespaces -f <dir>/01-namespaces.yaml`,
+  `${SSA}-operator -k <dir>/02-operator`,
+  'wait --for=condition=Established crd/widgets.example.com crd/gadgets.example.com --timeout=120s',
+  'rollout status deployment/operator -n operator-system --timeout=120s',
+  'create --dry-run=server -f -',
+  'delete job -n demo wait-for-db --ignore-not-found --wait=true',
+  `${SSA}-database -f <dir>/03-database.yaml`,
+  'wait --for=condition=Ready clusters.example.com/db -n demo --timeout=600s',
+  JOB_STATE,
+  'get secret argocd-secret -n argocd',
+  `${SSA}-repo-credential -k <staging>/04-repo-credential`,
+];
+
+function sandbox(fixture: FixtureOptions = {}, options: RunbookOptions = OPTIONS): RunbookSandbox {
+  return new RunbookSandbox(writeRunbook(buildSteps(fixture), options));
+}
+
+/** Temporary folders the runbook left next to its own folder (its TMPDIR in the sandbox). */
+function leftoverStaging(box: RunbookSandbox): string[] {
+  return fs.readdirSync(path.dirname(box.dir)).filter((f) => f.startsWith('tmp.'));
+}
+
+describe('bootstrap.sh against a recording kubectl', () => {
+  test('a full run applies every step in order and waits after each', () => {
+    // GIVEN
+    const box = sandbox();
+    box.writeSeedKey('PRIVATE KEY\n');
+
+    // WHEN
+    const r = box.run();
+
+    // THEN
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.calls).toEqual(FULL_RUN);
+    expect(r.stdout).toContain('[3/4] database: a database and a Job that waits for it\n');
+    expect(r.stdout).toMatch(/\n {2}✓ Deployment operator-system\/operator rolled out \(\d+s\)\n/);
+    expect(r.stdout).toMatch(/\n {2}✓ Job demo\/wait-for-db complete \(\d+s\)\n/);
+    expect(r.stdout).toContain('✓ kubectl 1.30.2 (>= 1.29)');
+    expect(r.stdout).toMatch(/Bootstrap complete: 4 steps applied and ready.\n$/);
+  });
+
+  test('the webhook probe is fed to kubectl create --dry-run=server intact', () => {
+    const box = sandbox();
+    box.writeSeedKey('k');
+    const r = box.run();
+    expect(JSON.parse(r.stdin)).toEqual({
+      apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'probe', namespace: 'operator-system' }, spec: { note: "it's" },
+    });
+  });
+
+  test('the key is copied into a private copy of the step folder, which is removed afterwards', () => {
+    // GIVEN a key file that others may read
+    const box = sandbox();
+    box.writeSeedKey('PRIVATE KEY\n', 0o644);
+
+    // WHEN
+    const r = box.run();
+
+    // THEN
+    expect(r.status).toBe(0);
+    const applied = path.join(box.snapshots, '04-repo-credential');
+    expect(fs.readFileSync(path.join(applied, 'sshPrivateKey'), 'utf8')).toBe('PRIVATE KEY\n');
+    expect(fs.statSync(path.join(applied, 'sshPrivateKey')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(applied).mode & 0o777).toBe(0o700);
+    expect(fs.readFileSync(path.join(applied, 'kustomization.yaml'), 'utf8'))
+      .toBe(fs.readFileSync(path.join(box.dir, '04-repo-credential', 'kustomization.yaml'), 'utf8'));
+    // the output folder never holds the key, and the private copy is gone
+    expect(fs.existsSync(path.join(box.dir, '04-repo-credential', 'sshPrivateKey'))).toBe(false);
+    expect(leftoverStaging(box)).toEqual([]);
+  });
+
+  test('SEED_DEPLOY_KEY overrides the default path, with a quoted ~ expanded', () => {
+    const box = sandbox();
+    fs.mkdirSync(path.join(box.home, 'other'));
+    fs.writeFileSync(path.join(box.home, 'other', 'key'), 'OTHER\n');
+    const r = box.run([], { SEED_DEPLOY_KEY: '~/other/key' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`✓ SEED_DEPLOY_KEY=${box.home}/other/key\n`);
+    expect(fs.readFileSync(path.join(box.snapshots, '04-repo-credential', 'sshPrivateKey'), 'utf8')).toBe('OTHER\n');
+  });
+
+  test('a re-run on a bootstrapped cluster succeeds with the same calls, deleting the Job again', () => {
+    // GIVEN
+    const box = sandbox();
+    box.writeSeedKey('k');
+    expect(box.run().status).toBe(0);
+
+    // WHEN
+    const again = box.run();
+
+    // THEN
+    expect(again.status).toBe(0);
+    expect(again.calls).toEqual(FULL_RUN);
+    const deleteJob = again.calls.indexOf('delete job -n demo wait-for-db --ignore-not-found --wait=true');
+    expect(deleteJob).toBeGreaterThan(-1);
+    expect(deleteJob).toBeLessThan(again.calls.indexOf(`${SSA}-database -f <dir>/03-database.yaml`));
+  });
+
+  test('--dry-run prints the whole plan and runs no kubectl command', () => {
+    // GIVEN
+    const box = sandbox();
+
+    // WHEN
+    const r = box.run(['--dry-run']);
+
+    // THEN
+    expect(r.status).toBe(0);
+    expect(fs.existsSync(box.log)).toBe(false);
+    expect(r.calls).toEqual([]);
+    const out = r.stdout;
+    for (const header of ['[1/4] namespaces: namespaces', '[2/4] operator: the widget operator (release manifest)',
+      '[3/4] database: a database and a Job that waits for it', '[4/4] repo-credential: Argo CD repository credential']) {
+      expect(out).toContain(`\n${header}\n`);
+    }
+    expect(out).toContain(`  apply   kubectl ${SSA}-namespaces -f 01-namespaces.yaml\n`);
+    expect(out).toContain(`  apply   kubectl ${SSA}-repo-credential -k <private copy of 04-repo-credential>\n`);
+    expect(out).toContain('  copy    $SEED_DEPLOY_KEY into the copy as sshPrivateKey\n');
+    expect(out).toContain('  wait    CRDs established: widgets.example.com, gadgets.example.com (timeout 120s)\n');
+    expect(out).toContain('  wait    widget webhooks answer a dry-run create (timeout 120s)\n');
+    expect(out).toContain('  wait    Job demo/wait-for-db complete (timeout 900s)\n');
+    expect(out).toContain('  delete  Job demo/wait-for-db (Jobs are immutable: the re-applied Job runs again)\n');
+    expect(out).toContain('  check   Secret argocd/argocd-secret exists\n');
+    expect(out).toContain('  check   kubectl >= 1.29 on PATH\n');
+    expect(out).toContain(`  needs   SEED_DEPLOY_KEY=${box.home}/.ssh/seed_key (MISSING: Create a deploy key`);
+    expect(out).toContain('Dry run complete: 4 steps planned, nothing applied.');
+  });
+
+  test('--help prints the usage and exits 0 without kubectl', () => {
+    const box = sandbox();
+    const r = box.run(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: bootstrap.sh \[--dry-run\] \[--help\]\n/);
+    expect(r.stdout).toContain('  SEED_DEPLOY_KEY ');
+    expect(r.calls).toEqual([]);
+  });
+
+  test('fails with exit 2 and the usage on an unknown flag', () => {
+    const box = sandbox();
+    const r = box.run(['--force']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^unknown option: --force\n\nUsage: bootstrap.sh/);
+    expect(r.calls).toEqual([]);
+  });
+
+  test('fails when the wait Job fails, showing its logs, the watched objects and how to inspect', () => {
+    // GIVEN
+    const box = sandbox();
+    box.writeSeedKey('k');
+
+    // WHEN
+    const r = box.run([], { FAKE_JOB_STATE: 'Failed\tBackoffLimitExceeded: Job has reached the specified backoff limit' });
+
+    // THEN
+    expect(r.status).toBe(1);
+    expect(r.calls).toEqual([
+      ...FULL_RUN.slice(0, FULL_RUN.indexOf(JOB_STATE) + 1),
+      'logs job/wait-for-db -n demo --all-containers',
+      'get clusters.example.com/db -n demo -o jsonpath={.status.phase}',
+      'get databases.example.com/app -n demo -o jsonpath={.status.message}',
+    ]);
+    expect(r.stderr).toContain([
+      '  ✗ FAILED: Job demo/wait-for-db complete (after 0s)',
+      '    the Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit',
+      '    $ kubectl logs job/wait-for-db -n demo --all-containers',
+      '      logs of job/wait-for-db',
+      "    $ kubectl get clusters.example.com/db -n demo -o 'jsonpath={.status.phase}'",
+      '      status of clusters.example.com/db',
+      "    $ kubectl get databases.example.com/app -n demo -o 'jsonpath={.status.message}'",
+      '      status of databases.example.com/app',
+      '    inspect: kubectl describe job/wait-for-db -n demo',
+      '',
+      'Stopped at step 3/4 (database).',
+    ].join('\n'));
+  });
+
+  test('fails when the wait Job does not finish within its timeout, after polling it', () => {
+    const box = sandbox({ jobTimeoutSeconds: 1 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    box.writeSeedKey('k');
+    const r = box.run([], { FAKE_JOB_STATE: '' });
+    expect(r.status).toBe(1);
+    expect(r.calls.filter((c) => c === JOB_STATE).length).toBeGreaterThanOrEqual(2);
+    expect(r.stderr).toContain('    the Job did not finish within 1s\n');
+    expect(r.stderr).toContain('    inspect: kubectl describe job/wait-for-db -n demo\n');
+  }, 20_000);
+
+  test('fails when the webhook never answers, after retrying the probe', () => {
+    const box = sandbox({ webhookTimeoutSeconds: 1 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    box.writeSeedKey('k');
+    const r = box.run([], { FAKE_CREATE_EXIT: '1' });
+    expect(r.status).toBe(1);
+    expect(r.calls.filter((c) => c === 'create --dry-run=server -f -').length).toBeGreaterThanOrEqual(2);
+    expect(r.calls[r.calls.length - 1]).toBe('create --dry-run=server -f -');
+    expect(r.stderr).toContain('  ✗ FAILED: widget webhooks answer a dry-run create');
+    expect(r.stderr).toContain('    Error from server (InternalError): failed calling webhook: connection refused\n');
+    expect(r.stderr).toContain('| kubectl create --dry-run=server -f -\n');
+  }, 20_000);
+
+  test('fails before applying anything when the deploy key file is missing', () => {
+    // GIVEN no ~/.ssh/seed_key in the sandbox HOME
+    const box = sandbox();
+
+    // WHEN
+    const r = box.run();
+
+    // THEN
+    expect(r.status).toBe(1);
+    expect(r.calls).toEqual(['version --client -o json', 'config current-context']);
+    expect(r.stderr).toContain(`  ✗ FAILED: SEED_DEPLOY_KEY: no readable file at ${box.home}/.ssh/seed_key\n`);
+    expect(r.stderr).toContain('    hint: Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key\n');
+  });
+
+  test('fails before applying the step when a required Secret is missing', () => {
+    const box = sandbox();
+    box.writeSeedKey('k');
+    const r = box.run([], { FAKE_MISSING_SECRETS: 'argocd-secret' });
+    expect(r.status).toBe(1);
+    expect(r.calls[r.calls.length - 1]).toBe('get secret argocd-secret -n argocd');
+    expect(r.calls.some((c) => c.includes('homelab-bootstrap-repo-credential'))).toBe(false);
+    expect(r.stderr).toContain('  ✗ FAILED: Secret argocd/argocd-secret does not exist\n    hint: Apply the Argo CD step first.\n');
+    expect(r.stderr).toContain('Stopped at step 4/4 (repo-credential).');
+  });
+
+  test('fails before applying anything when kubectl is older than the minimum', () => {
+    const box = sandbox();
+    box.writeSeedKey('k');
+    const r = box.run([], { FAKE_KUBECTL_VERSION: 'v1.28.15' });
+    expect(r.status).toBe(1);
+    expect(r.calls).toEqual(['version --client -o json']);
+    expect(r.stderr).toContain('  ✗ FAILED: kubectl 1.28.15 is older than 1.29\n    hint: install kubectl >= 1.29\n');
+  });
+
+  test('accepts a kubectl with a vendor suffix on its version', () => {
+    const box = sandbox();
+    box.writeSeedKey('k');
+    const r = box.run([], { FAKE_KUBECTL_VERSION: 'v1.29.0-eks-1234' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('✓ kubectl 1.29.0 (>= 1.29)');
+  });
+
+  test('fails with a hint when kubectl is not on PATH', () => {
+    // GIVEN a PATH with the tools the script uses before its check, and no kubectl
+    const box = sandbox();
+    const bin = path.join(path.dirname(box.dir), 'no-kubectl-bin');
+    fs.mkdirSync(bin);
+    for (const tool of ['dirname', 'sed']) fs.symlinkSync(`/usr/bin/${tool}`, path.join(bin, tool));
+
+    // WHEN
+    const r = box.run([], { PATH: bin });
+
+    // THEN
+    expect(r.status).toBe(1);
+    expect(r.calls).toEqual([]);
+    expect(r.stderr).toContain('  ✗ FAILED: kubectl not found on PATH\n    hint: install kubectl >= 1.29\n');
+  });
+});
