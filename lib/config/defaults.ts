@@ -1,3 +1,4 @@
+import { DEFAULT_ARGOCD } from './default-catalog';
 import { HomelabConfig } from './homelab-config';
 
 /**
@@ -37,7 +38,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
     namespace: 'cicd',
     database: 'forgejo',
   },
-  argocd: { applications: {} },
+  argocd: DEFAULT_ARGOCD,
   git: {
     githubSeedUrl: 'git@github.com:homelab-owner/homelab.git',
     source: 'github',

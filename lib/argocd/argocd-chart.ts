@@ -1,0 +1,321 @@
+import { App, Chart } from 'cdk8s';
+import { Construct } from 'constructs';
+import { CnpgCluster } from '../bootstrap/cnpg/cnpg-cluster';
+import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
+import type { ApplicationConfig } from '../config/argocd-config';
+import type { HomelabConfig } from '../config/homelab-config';
+import { ProblemCollector } from '../shared/errors';
+import { OutputTree, sortedTree, toYaml } from '../synth/output-tree';
+import { DataSchemas } from './data-schemas/data-schemas';
+import { ARGOCD_DIST } from './dist-layout';
+import { ForgejoMirrorJob } from './forgejo-mirror/forgejo-mirror-job';
+import { HomelabApplication } from './homelab-application';
+import { HomelabProject } from './homelab-project';
+import { HomelabRepo } from './homelab-repo';
+import { podSecurityNamespaceMetadata } from './pod-security';
+import { ForgejoEndpoint, forgejoRepoOwner, parseGithubSeed } from './repo-url';
+import { RootApp } from './root-app';
+import { SYNC_WAVES } from './sync-waves';
+import { TemporalApplication } from './temporal/temporal-application';
+import { sortKeys } from './temporal/temporal-values';
+
+/** Components that exist before Argo CD can sync and so must never be Applications (ADR 0001). */
+export const DEFAULT_PHASE0_COMPONENTS: readonly string[] = ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'];
+
+/** Names of the Applications the tree generates itself; `argocd.applications` may not use them. */
+export const GENERATED_APPLICATIONS = {
+  projects: 'projects',
+  sopsSecrets: 'sops-secrets',
+  dataSchemas: 'data-schemas',
+  forgejoMirror: 'forgejo-mirror',
+  temporal: 'temporal',
+} as const;
+
+/** Properties for `ArgoCdChart`. */
+export interface ArgoCdChartProps {
+  /** The homelab config; the chart reads `argocd`, `git`, `forgejo`, `namespaces`, `postgresClusters`, `databases`. */
+  readonly config: HomelabConfig;
+  /** Forgejo's in-cluster endpoint, from the bootstrap's Forgejo construct. */
+  readonly forgejo: ForgejoEndpoint;
+}
+
+/** A Secret the tree references but never defines; it must be delivered (by SOPS) before its consumer syncs. */
+export interface SecretReference {
+  readonly namespace: string;
+  readonly name: string;
+  readonly keys: readonly string[];
+  /** Who reads it, for runbooks and preflight checks. */
+  readonly usedBy: string;
+}
+
+/**
+ * The steady-state Argo CD tree: the `homelab` AppProject, the root app-of-apps, one Application per
+ * deployable directory of the catalog, and the generated Applications with their files (Temporal's values,
+ * the data-schemas manifests, the Forgejo mirror Job). `render()` returns every file, relative to `dist/`.
+ */
+export class ArgoCdChart extends Chart {
+  public readonly repo: HomelabRepo;
+  public readonly project: HomelabProject;
+  public readonly root: RootApp;
+  /** The `projects` Application, which reconciles `argocd/projects/` after Phase 0. */
+  public readonly projectsApp: HomelabApplication;
+  public readonly sopsSecrets: HomelabApplication;
+  public readonly forgejoMirrorApp: HomelabApplication;
+  public readonly forgejoMirrorJob: ForgejoMirrorJob;
+  public readonly dataSchemas?: DataSchemas;
+  public readonly temporal?: TemporalApplication;
+  /** Every Application under the root, by name. */
+  public readonly applications: ReadonlyMap<string, HomelabApplication>;
+  /** Secrets the tree references, sorted by namespace and name. */
+  public readonly secretReferences: readonly SecretReference[];
+
+  constructor(scope: Construct, id: string, props: ArgoCdChartProps) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const { config } = props;
+    const argocd = config.argocd;
+    checkConfig(config);
+
+    this.repo = HomelabRepo.fromConfig(config, props.forgejo);
+    this.project = new HomelabProject(this, 'Project', { repo: this.repo, name: argocd.project });
+    this.root = new RootApp(this, 'Root', { project: this.project, repo: this.repo });
+    const apps = new Map<string, HomelabApplication>();
+    const secrets: SecretReference[] = [];
+    const phase0Namespaces = new Set(Object.keys(config.namespaces));
+    const created = (ns: string) => !phase0Namespaces.has(ns);
+
+    const base = { project: this.project, repo: this.repo };
+    this.projectsApp = new HomelabApplication(this, 'ProjectsApp', {
+      ...base,
+      name: GENERATED_APPLICATIONS.projects,
+      sources: [{ kind: 'git-path', path: this.repo.distFile(ARGOCD_DIST.projects) }],
+      namespace: this.project.namespace,
+      syncWave: SYNC_WAVES.SUBSTRATE,
+    });
+    apps.set(this.projectsApp.name, this.projectsApp);
+
+    const sops = argocd.sopsSecrets ?? {};
+    this.sopsSecrets = new HomelabApplication(this, 'SopsSecrets', {
+      ...base,
+      name: GENERATED_APPLICATIONS.sopsSecrets,
+      sources: [{ kind: 'plugin', path: '.', pluginName: sops.pluginName ?? 'sops' }],
+      namespace: sops.namespace ?? this.project.namespace,
+      syncWave: sops.syncWave ?? SYNC_WAVES.SUBSTRATE,
+      spansProjectNamespaces: true,
+      // Secrets are shared with nobody: two Applications applying one Secret is a mistake worth a failed sync.
+      syncOptions: ['FailOnSharedResource'],
+    });
+    apps.set(this.sopsSecrets.name, this.sopsSecrets);
+
+    // Forgejo pull-mirror of the GitHub seed (keeps the post-cutover source current).
+    const mirror = argocd.forgejoMirror ?? {};
+    const forgejoNamespace = config.forgejo.namespace ?? 'cicd';
+    const mirrorScope = new Construct(this, 'ForgejoMirror');
+    this.forgejoMirrorJob = new ForgejoMirrorJob(mirrorScope, 'Job', {
+      forgejo: props.forgejo,
+      namespace: forgejoNamespace,
+      seed: parseGithubSeed(config.git.githubSeedUrl),
+      repoOwner: forgejoRepoOwner(config),
+      githubToken: { name: mirror.githubTokenSecret ?? 'forgejo-github-mirror-token', key: mirror.githubTokenKey ?? 'token' },
+      forgejoAdminToken: { name: mirror.forgejoTokenSecret ?? 'forgejo-admin-token', key: mirror.forgejoTokenKey ?? 'token' },
+      mirrorInterval: mirror.mirrorInterval,
+    });
+    this.forgejoMirrorApp = new HomelabApplication(mirrorScope, 'Application', {
+      ...base,
+      name: GENERATED_APPLICATIONS.forgejoMirror,
+      sources: [{ kind: 'git-path', path: this.repo.distFile(ARGOCD_DIST.forgejoMirror) }],
+      namespace: forgejoNamespace,
+      syncWave: mirror.syncWave ?? SYNC_WAVES.IDENTITY_AND_CICD,
+      dependsOn: [this.sopsSecrets],
+    });
+    apps.set(this.forgejoMirrorApp.name, this.forgejoMirrorApp);
+    for (const token of [this.forgejoMirrorJob.githubToken, this.forgejoMirrorJob.forgejoAdminToken]) {
+      secrets.push({ namespace: forgejoNamespace, name: token.name, keys: [token.key], usedBy: `Job ${this.forgejoMirrorJob.name}` });
+    }
+
+    // The CNPG objects of the config, as constructs to read names from; only data-schemas renders any.
+    const postgres = new Construct(this, 'Postgres');
+    const clusters = new Map<string, CnpgCluster>();
+    for (const [name, c] of sortedEntries(config.postgresClusters)) {
+      clusters.set(name, new CnpgCluster(postgres, `Cluster-${name}`, {
+        name, namespace: c.namespace, instances: c.instances, initdbDatabase: c.initdbDatabase, initdbOwner: c.initdbOwner,
+        storageSize: c.storageSize, storageClass: c.storageClass, controlPlaneFriendly: c.controlPlaneFriendly, managedRoles: c.managedRoles,
+      }));
+    }
+    const databases = new Map<string, CnpgDatabase>();
+    for (const [pgName, d] of sortedEntries(config.databases)) {
+      const cluster = clusters.get(d.cluster);
+      if (!cluster) throw new Error(`database '${pgName}': cluster '${d.cluster}' is not a key of postgresClusters.`);
+      databases.set(pgName, new CnpgDatabase(postgres, `Database-${pgName}`, { cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy }));
+    }
+    const deliveredClusters = [...clusters.values()].filter((c) => config.postgresClusters[c.name].deliveredBy === 'argocd');
+    const deliveredDatabases = [...databases.values()].filter((d) => config.databases[d.pgName].deliveredBy === 'argocd');
+    if (deliveredClusters.length + deliveredDatabases.length > 0) {
+      const namespace = [...deliveredClusters, ...deliveredDatabases].map((o) => o.namespace).sort()[0];
+      this.dataSchemas = new DataSchemas(this, 'DataSchemas', {
+        ...base,
+        clusters: deliveredClusters,
+        databases: deliveredDatabases,
+        syncWave: argocd.dataSchemas?.syncWave,
+        createNamespace: created(namespace),
+        // CNPG operands comply with the restricted profile.
+        managedNamespaceMetadata: created(namespace) ? podSecurityNamespaceMetadata('restricted') : undefined,
+        dependsOn: [this.sopsSecrets],
+      });
+      apps.set(this.dataSchemas.name, this.dataSchemas);
+      for (const c of deliveredClusters) {
+        for (const role of c.managedRoles) {
+          secrets.push({ namespace: c.namespace, name: c.roleSecretName(role), keys: ['username', 'password'], usedBy: `CNPG Cluster ${c.name}` });
+        }
+      }
+    }
+
+    const temporal = argocd.temporal;
+    if (temporal) {
+      const defaultDatabase = databases.get(temporal.defaultDatabase ?? 'temporal');
+      const visibilityDatabase = databases.get(temporal.visibilityDatabase ?? 'temporal_visibility');
+      if (!defaultDatabase || !visibilityDatabase || defaultDatabase.cluster.name !== temporal.cluster || visibilityDatabase.cluster.name !== temporal.cluster) {
+        throw new Error(`temporal: databases '${temporal.defaultDatabase ?? 'temporal'}' and '${temporal.visibilityDatabase ?? 'temporal_visibility'}' ` +
+          `must both be keys of databases on cluster '${temporal.cluster}'. Declare them under databases with cluster: '${temporal.cluster}'.`);
+      }
+      const viaArgo = [defaultDatabase, visibilityDatabase].some((d) => config.databases[d.pgName].deliveredBy === 'argocd');
+      const namespace = temporal.namespace ?? 'temporal';
+      this.temporal = new TemporalApplication(this, 'Temporal', {
+        ...base,
+        defaultDatabase,
+        visibilityDatabase,
+        chartVersion: temporal.chartVersion,
+        syncWave: temporal.syncWave,
+        namespace,
+        sqlPlugin: temporal.sqlPlugin,
+        numHistoryShards: temporal.numHistoryShards,
+        passwordSecretName: temporal.passwordSecretName,
+        valuesOverride: temporal.valuesOverride,
+        managedNamespaceMetadata: podSecurityNamespaceMetadata('baseline', 'restricted'),
+        dependsOn: viaArgo && this.dataSchemas ? [this.dataSchemas] : [],
+      });
+      apps.set(this.temporal.name, this.temporal);
+      secrets.push({ namespace, name: this.temporal.passwordSecretName, keys: ['password'], usedBy: `Temporal (role ${this.temporal.user})` });
+    }
+
+    const catalog = new Construct(this, 'Catalog');
+    for (const [name, app] of sortedEntries(argocd.applications)) {
+      apps.set(name, catalogApplication(catalog, name, app, base));
+    }
+    for (const [name, app] of sortedEntries(argocd.applications)) {
+      for (const dep of app.dependsOn ?? []) apps.get(name)!.addDependsOn(apps.get(dep)!);
+    }
+
+    checkUnmanaged(argocd.unmanaged ?? [], [...apps.values()]);
+    checkPhase0Namespaces(phase0Namespaces, [...apps.values()]);
+
+    this.applications = new Map([...apps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    this.secretReferences = secrets.sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  }
+
+  /**
+   * Every file of the tree, relative to `dist/`, in sorted order: `argocd/projects/<project>.yaml`,
+   * `argocd/root/<root>.yaml`, `argocd/apps/<name>.yaml`, and the generated values, data-schemas and mirror
+   * files. Runs the tree's validations first and throws with all of their messages.
+   */
+  public render(): OutputTree {
+    const errors = this.node.findAll().flatMap((c) => c.node.validate().map((m) => `[${c.node.path}] ${m}`));
+    if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+
+    const tree: OutputTree = new Map();
+    tree.set(`${ARGOCD_DIST.projects}/${this.project.name}.yaml`, toYaml([this.project.resource.toJson()]));
+    tree.set(`${ARGOCD_DIST.root}/${this.root.name}.yaml`, toYaml([this.root.resource.toJson()]));
+    for (const [name, app] of this.applications) tree.set(`${ARGOCD_DIST.apps}/${name}.yaml`, toYaml([app.resource.toJson()]));
+    if (this.temporal) tree.set(this.temporal.valuesFile, toYaml([sortKeys(this.temporal.values)]));
+    if (this.dataSchemas) for (const [p, content] of this.dataSchemas.manifests()) tree.set(p, content);
+    tree.set(`${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`, toYaml([this.forgejoMirrorJob.job.toJson()]));
+    return sortedTree(tree);
+  }
+}
+
+/**
+ * The entry point of the steady-state tree: defines the `ArgoCd` chart in `scope` and returns it; call
+ * `render()` for the files.
+ */
+export function buildArgoCdTree(scope: App, props: ArgoCdChartProps): ArgoCdChart {
+  return new ArgoCdChart(scope, 'ArgoCd', props);
+}
+
+function catalogApplication(scope: Construct, name: string, app: ApplicationConfig,
+  base: { project: HomelabProject; repo: HomelabRepo }): HomelabApplication {
+  return new HomelabApplication(scope, name, {
+    ...base,
+    name,
+    sources: app.sources,
+    namespace: app.namespace,
+    syncWave: app.syncWave,
+    syncOptions: app.syncOptions,
+    managedNamespaceMetadata: app.managedNamespaceMetadata,
+    ignoreDifferences: app.ignoreDifferences,
+    clusterResources: app.clusterResources,
+    additionalNamespaces: app.additionalNamespaces,
+    spansProjectNamespaces: app.spansProjectNamespaces,
+    automatedSync: app.automatedSync,
+  });
+}
+
+/** Config rules of the Argo CD section, checked together before any construct is defined. */
+function checkConfig(config: HomelabConfig): void {
+  const problems = new ProblemCollector();
+  const argocd = config.argocd;
+  const names = Object.keys(argocd.applications);
+  const generated: string[] = Object.values(GENERATED_APPLICATIONS);
+  const phase0 = config.phase0Components ?? DEFAULT_PHASE0_COMPONENTS;
+  for (const name of names.sort()) {
+    const path = `argocd.applications.${name}`;
+    problems.when(phase0.includes(name), path, () => `'${name}' is a Phase-0 component (${phase0.join(', ')}); Argo CD cannot ` +
+      'manage what must exist before it can sync, so it is never an Application. Remove it from argocd.applications.');
+    problems.when(generated.includes(name) || name === 'root', path, () => `'${name}' is the name of an Application the tree generates ` +
+      `(root, ${generated.join(', ')}). Rename it.`);
+    for (const dep of argocd.applications[name].dependsOn ?? []) {
+      const known = names.includes(dep) || generated.includes(dep);
+      problems.when(!known || (generated.includes(dep) && !generatedExists(config, dep)), `${path}.dependsOn`,
+        () => `'${dep}' is not an Application of the tree. Use a key of argocd.applications or a generated Application.`);
+    }
+  }
+  problems.check();
+}
+
+function generatedExists(config: HomelabConfig, name: string): boolean {
+  if (name === GENERATED_APPLICATIONS.temporal) return config.argocd.temporal !== undefined;
+  if (name === GENERATED_APPLICATIONS.dataSchemas) {
+    return Object.values(config.postgresClusters).some((c) => c.deliveredBy === 'argocd')
+      || Object.values(config.databases).some((d) => d.deliveredBy === 'argocd');
+  }
+  return true;
+}
+
+/** No Application may read from a directory that is declared unmanaged. */
+function checkUnmanaged(unmanaged: readonly string[], apps: readonly HomelabApplication[]): void {
+  const problems = new ProblemCollector();
+  const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
+  for (const app of apps) {
+    const paths = app.sources.flatMap((s) => (s.kind === 'helm-chart' ? [...(s.valueFiles ?? [])] : s.kind === 'git-path' ? [s.path] : []));
+    for (const p of paths) {
+      for (const dir of unmanaged) {
+        problems.when(inside(p, dir), `argocd.applications.${app.name}`, () => `path '${p}' is inside '${dir}', which argocd.unmanaged ` +
+          'declares experimental and unmanaged. Remove it from argocd.unmanaged or stop using the path.');
+      }
+    }
+  }
+  problems.check();
+}
+
+/** The bootstrap owns the labels of Phase-0 namespaces; an Application must not manage their metadata. */
+function checkPhase0Namespaces(phase0: ReadonlySet<string>, apps: readonly HomelabApplication[]): void {
+  const problems = new ProblemCollector();
+  for (const app of apps) {
+    problems.when(app.managedNamespaceMetadata !== undefined && phase0.has(app.namespace), `argocd.applications.${app.name}`,
+      () => `namespace '${app.namespace}' is created in Phase 0 (namespaces.${app.namespace}), which owns its labels. ` +
+        'Remove managedNamespaceMetadata and CreateNamespace from the Application, or remove the namespace from namespaces.');
+  }
+  problems.check();
+}
+
+function sortedEntries<T>(record: Readonly<Record<string, T>>): [string, T][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
