@@ -1,9 +1,11 @@
 import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster } from '../bootstrap/cnpg/cnpg-cluster';
+import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
 import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
 import type { ApplicationConfig } from '../config/argocd-config';
 import type { HomelabConfig } from '../config/homelab-config';
+import { DEFAULT_PHASE0_COMPONENTS } from '../config/validate-config';
 import { ProblemCollector } from '../shared/errors';
 import { OutputTree, sortedTree, toYaml } from '../synth/output-tree';
 import { DataSchemas } from './data-schemas/data-schemas';
@@ -18,9 +20,6 @@ import { RootApp } from './root-app';
 import { SYNC_WAVES } from './sync-waves';
 import { TemporalApplication } from './temporal/temporal-application';
 import { sortKeys } from './temporal/temporal-values';
-
-/** Components that exist before Argo CD can sync and so must never be Applications (ADR 0001). */
-export const DEFAULT_PHASE0_COMPONENTS: readonly string[] = ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'];
 
 /** Names of the Applications the tree generates itself; `argocd.applications` may not use them. */
 export const GENERATED_APPLICATIONS = {
@@ -97,7 +96,7 @@ export class ArgoCdChart extends Chart {
     this.sopsSecrets = new HomelabApplication(this, 'SopsSecrets', {
       ...base,
       name: GENERATED_APPLICATIONS.sopsSecrets,
-      sources: [{ kind: 'plugin', path: '.', pluginName: sops.pluginName ?? 'sops' }],
+      sources: [{ kind: 'plugin', path: '.', pluginName: sops.pluginName ?? SOPS_PLUGIN_NAME }],
       namespace: sops.namespace ?? this.project.namespace,
       syncWave: sops.syncWave ?? SYNC_WAVES.SUBSTRATE,
       spansProjectNamespaces: true,

@@ -134,7 +134,7 @@ export interface SopsSecretsConfig {
   readonly syncWave?: SyncWave;
   /**
    * Config Management Plugin that decrypts (provided by the Phase-0 Argo CD install).
-   * @default 'sops'
+   * @default - `SOPS_PLUGIN_NAME` of the Argo CD install ('sops')
    */
   readonly pluginName?: string;
   /**

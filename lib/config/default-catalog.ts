@@ -1,4 +1,5 @@
 import { podSecurityNamespaceMetadata } from '../argocd/pod-security';
+import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
 import { SYNC_WAVES } from '../argocd/sync-waves';
 import { TEMPORAL_VALUES_CHART_VERSION } from '../argocd/temporal/temporal-values';
 import type { ArgoCdConfig, HelmChartSource } from './argocd-config';
@@ -272,6 +273,6 @@ export const DEFAULT_ARGOCD: ArgoCdConfig = {
     syncWave: SYNC_WAVES.APPS,
   },
   dataSchemas: { syncWave: SYNC_WAVES.DATA },
-  sopsSecrets: { syncWave: SYNC_WAVES.SUBSTRATE, pluginName: 'sops' },
+  sopsSecrets: { syncWave: SYNC_WAVES.SUBSTRATE, pluginName: SOPS_PLUGIN_NAME },
   forgejoMirror: { syncWave: SYNC_WAVES.IDENTITY_AND_CICD },
 };

@@ -1,4 +1,4 @@
-import { DEFAULT_PHASE0_COMPONENTS } from '../../lib/argocd/argocd-chart';
+import { DEFAULT_PHASE0_COMPONENTS } from '../../lib/config/validate-config';
 import { CHART_PINS, DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { tree } from './util';

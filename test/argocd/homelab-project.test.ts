@@ -1,6 +1,6 @@
 import { Testing } from 'cdk8s';
 import { HomelabApplication } from '../../lib/argocd/homelab-application';
-import { HomelabProject } from '../../lib/argocd/homelab-project';
+import { HomelabProject, HomelabProjectProps } from '../../lib/argocd/homelab-project';
 import { HomelabRepo } from '../../lib/argocd/homelab-repo';
 import { appProps, find, makeProjectChart, SEED_URL } from './util';
 
@@ -12,6 +12,15 @@ describe('HomelabProject', () => {
     const json = find(Testing.synth(chart), 'AppProject', 'homelab');
     expect(json.metadata.namespace).toBe('argocd');
     expect(json.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-options': 'Prune=false' });
+  });
+
+  test('all props', () => {
+    const chart = Testing.chart();
+    const repo = new HomelabRepo({ url: SEED_URL, targetRevision: 'main', distPath: 'k8s/generated' });
+    const props: Required<HomelabProjectProps> = { repo, name: 'lab', namespace: 'gitops' };
+    const project = new HomelabProject(chart, 'Project', props);
+    expect(find(Testing.synth(chart), 'AppProject', 'lab').metadata.namespace).toBe(project.namespace);
+    expect(project.sourceRepos).toEqual([SEED_URL]);
   });
 
   test('throws on the name default', () => {

@@ -1,5 +1,5 @@
 import { Testing } from 'cdk8s';
-import { RootApp } from '../../lib/argocd/root-app';
+import { RootApp, RootAppProps } from '../../lib/argocd/root-app';
 import { find, makeProjectChart, SEED_URL } from './util';
 
 test('the root app syncs <distPath>/argocd/apps into argocd, in project homelab', () => {
@@ -20,6 +20,7 @@ test('the root app syncs <distPath>/argocd/apps into argocd, in project homelab'
 
 test('all props', () => {
   const { chart, repo, project } = makeProjectChart();
-  const root = new RootApp(chart, 'Root', { project, repo, name: 'homelab-root' });
+  const props: Required<RootAppProps> = { project, repo, name: 'homelab-root' };
+  const root = new RootApp(chart, 'Root', props);
   expect(find(Testing.synth(chart), 'Application', 'homelab-root').metadata.name).toBe(root.name);
 });
