@@ -172,8 +172,9 @@ describe('bootstrap.sh against a recording kubectl', () => {
       'get clusters.example.com/db -n demo -o jsonpath={.status.phase}',
       'get databases.example.com/app -n demo -o jsonpath={.status.message}',
     ]);
-    expect(r.stderr).toContain([
-      '  ✗ FAILED: Job demo/wait-for-db complete (after 0s)',
+    // elapsed time is whole wall-clock seconds, so it may read 1s even for a fast failure
+    expect(r.stderr.replace(/\(after \d+s\)/g, '(after Ns)')).toContain([
+      '  ✗ FAILED: Job demo/wait-for-db complete (after Ns)',
       '    the Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit',
       '    $ kubectl logs job/wait-for-db -n demo --all-containers',
       '      logs of job/wait-for-db',
@@ -188,17 +189,18 @@ describe('bootstrap.sh against a recording kubectl', () => {
   });
 
   test('fails when the wait Job does not finish within its timeout, after polling it', () => {
-    const box = sandbox({ jobTimeoutSeconds: 1 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    // a 2s timeout with 1s polls guarantees a second poll, even if a second boundary passes during the first
+    const box = sandbox({ jobTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 1 });
     box.writeSeedKey('k');
     const r = box.run([], { FAKE_JOB_STATE: '' });
     expect(r.status).toBe(1);
     expect(r.calls.filter((c) => c === JOB_STATE).length).toBeGreaterThanOrEqual(2);
-    expect(r.stderr).toContain('    the Job did not finish within 1s\n');
+    expect(r.stderr).toContain('    the Job did not finish within 2s\n');
     expect(r.stderr).toContain('    inspect: kubectl describe job/wait-for-db -n demo\n');
   }, 20_000);
 
   test('fails when the webhook never answers, after retrying the probe', () => {
-    const box = sandbox({ webhookTimeoutSeconds: 1 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    const box = sandbox({ webhookTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 1 });
     box.writeSeedKey('k');
     const r = box.run([], { FAKE_CREATE_EXIT: '1' });
     expect(r.status).toBe(1);
