@@ -62,8 +62,7 @@ export class HomelabProject extends Construct {
         annotations: { 'argocd.argoproj.io/sync-options': 'Prune=false' },
       },
       spec: {
-        description: 'The homelab: every Application of the GitOps tree. Repositories, destinations and cluster kinds are '
-          + 'computed from the Applications.',
+        description: 'The homelab: every Application of the GitOps tree',
         sourceRepos: Lazy.any({ produce: () => this.sourceRepos }),
         destinations: Lazy.any({ produce: () => this.destinationNamespaces.map((namespace) => ({ server: IN_CLUSTER_SERVER, namespace })) }),
         clusterResourceWhitelist: Lazy.any({ produce: () => this.clusterResources.map((k) => ({ group: k.group, kind: k.kind })) }),

@@ -157,3 +157,47 @@ test('the entry point defines the ArgoCd chart in the given app', () => {
   expect(t.root.name).toBe('root');
   expect(t.project.name).toBe('homelab');
 });
+
+test('every rendered object passes the strict schemas of its pinned API (schemas/)', () => {
+  // GIVEN
+  const Ajv = require('ajv');
+  const k8s = require('../../schemas/kubernetes-1.30.json');
+  const crds = require('../../schemas/crds.json');
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  ajv.addFormat('quantity', true);
+  ajv.addSchema(k8s);
+  // WHEN
+  const problems: string[] = [];
+  let checked = 0;
+  for (const [path, content] of tree(forgejoSource()).render()) {
+    if (path.startsWith('values/')) continue; // Helm values, not objects
+    for (const doc of content.split(/^---\n/m).filter((d) => d.trim())) {
+      const obj = parse(doc);
+      const key = `${obj.apiVersion}/${obj.kind}`;
+      const schema = crds.kinds[key]?.schema ?? { $ref: `${k8s.$id}#/definitions/${k8s.kinds[key].definition}` };
+      const validate = ajv.compile(schema);
+      checked += 1;
+      if (!validate(obj)) problems.push(`${path} ${key}: ${JSON.stringify(validate.errors)}`);
+    }
+  }
+  // THEN
+  expect(problems).toEqual([]);
+  expect(checked).toBeGreaterThan(30);
+});
+
+test('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
+  const { spawnSync } = require('child_process') as typeof import('child_process');
+  if (spawnSync('yamllint', ['--version']).error) {
+    console.warn('SKIPPED: yamllint is not installed (run scripts/install-tools.sh); the Argo CD tree was not linted');
+    return;
+  }
+  const fs = require('fs') as typeof import('fs');
+  const os = require('os') as typeof import('os');
+  const { writeTree } = require('../../lib/synth/output-tree');
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/argocd-tree-`);
+  writeTree(tree().render(), `${dir}/dist`);
+  const r = spawnSync('yamllint', ['-d', 'relaxed', '-s', `${dir}/dist`], { encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  expect(r.stdout).toBe('');
+  expect(r.status).toBe(0);
+});

@@ -90,6 +90,18 @@ test('throws on a mirror interval that is not a Go duration', () => {
     'forgejo mirror: mirrorInterval \'hourly\' is not a Go duration such as \'10m0s\' or \'8h\'. Set argocd.forgejoMirror.mirrorInterval.'));
 });
 
+test('the script is shellcheck-clean as POSIX sh', () => {
+  const { spawnSync } = require('child_process') as typeof import('child_process');
+  if (spawnSync('shellcheck', ['--version']).error) {
+    // .ci/run installs shellcheck through scripts/install-tools.sh; only a bare dev machine lacks it.
+    console.warn('SKIPPED: shellcheck is not installed (run scripts/install-tools.sh); the mirror script was not linted');
+    return;
+  }
+  const r = spawnSync('shellcheck', ['--shell=sh', '--severity=style', '-'], { input: MIRROR_SCRIPT, encoding: 'utf8' });
+  expect(r.stdout).toBe('');
+  expect(r.status).toBe(0);
+});
+
 describe('the script, against a stub curl', () => {
   // The stub answers with the next status of STUB_STATUSES, writes STUB_BODY to --output, and records its
   // argv and stdin, so the test sees what Forgejo would receive.
