@@ -24,6 +24,14 @@ const config: HomelabConfig = {
     temporal_visibility: { cluster: 'ddb-cluster', owner: 'app' },
   },
   forgejo: { namespace: 'cicd', database: 'forgejo', databaseSecret: 'forgejo-db-credentials' },
+  argocd: {
+    ...REFERENCE_HOMELAB.argocd,
+    applications: {
+      ...REFERENCE_HOMELAB.argocd.applications,
+      // The databases exist after Phase 0 here, so nothing waits for a data-schemas Application.
+      authentik: { ...REFERENCE_HOMELAB.argocd.applications.authentik, dependsOn: [] },
+    },
+  },
 };
 
 export default config;

@@ -1,10 +1,10 @@
 import { App } from 'cdk8s';
-import { HomelabConfig } from './config/homelab-config';
-import { parseGithubSeedUrl, validateConfig } from './config/validate-config';
+import { HomelabConfig, PodSecurityLevel } from './config/homelab-config';
+import { validateConfig } from './config/validate-config';
+import { ArgoCdChart, buildArgoCdTree, repoUrlFor } from './argocd';
 import { BootstrapPlan } from './bootstrap/bootstrap-plan';
 import { planSteps, renderSteps } from './bootstrap/core';
 import { renderRunbook } from './bootstrap/runbook';
-import { ForgejoServer } from './bootstrap/forgejo';
 import { MIN_KUBECTL_VERSION } from './shared/pins';
 import { OutputTree, sortedTree } from './synth/output-tree';
 
@@ -12,15 +12,9 @@ import { OutputTree, sortedTree } from './synth/output-tree';
 export interface HomelabSynthesis {
   readonly app: App;
   readonly bootstrap: BootstrapPlan;
+  readonly argocd: ArgoCdChart;
   /** Every output file, keyed by its path relative to `dist/`, in sorted order. */
   readonly tree: OutputTree;
-}
-
-/** The URL Argo CD reads the homelab repository from. */
-function repoUrl(config: HomelabConfig, forgejo: ForgejoServer): string {
-  if ((config.git.source ?? 'github') === 'github') return config.git.githubSeedUrl;
-  const { owner, repo } = parseGithubSeedUrl(config.git.githubSeedUrl);
-  return `${forgejo.inClusterHttpUrl}/${config.forgejo.repoOwner ?? owner}/${repo}.git`;
 }
 
 /**
@@ -30,11 +24,38 @@ function repoUrl(config: HomelabConfig, forgejo: ForgejoServer): string {
 export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
   validateConfig(config).check();
   const app = new App({ outdir: '.cdk8s.out' });
-  const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (f) => repoUrl(config, f) });
+  const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
+  const argocd = buildArgoCdTree(app, { config, forgejo: bootstrap.forgejo });
+  addApplicationNamespaces(bootstrap, argocd);
+  // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
+  bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
   const planned = planSteps(bootstrap.steps);
   const tree: OutputTree = new Map([
     ...renderSteps(planned, 'bootstrap/'),
     ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
+    ...argocd.render(),
   ]);
-  return { app, bootstrap, tree: sortedTree(tree) };
+  return { app, bootstrap, argocd, tree: sortedTree(tree) };
+}
+
+/** Namespaces every cluster has; Phase 0 never re-labels them. */
+const SYSTEM_NAMESPACES = new Set(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+
+/**
+ * Creates every namespace an Application deploys to (or a referenced Secret lives in) in Phase 0, with the
+ * Pod Security levels of the Application's `managedNamespaceMetadata`. Otherwise the wave-0 `sops-secrets`
+ * Application could not deliver a Secret into, say, `temporal` before wave 8, and the root would stall.
+ */
+function addApplicationNamespaces(bootstrap: BootstrapPlan, argocd: ArgoCdChart): void {
+  const level = (labels: Readonly<Record<string, string>> | undefined, mode: string) =>
+    labels?.[`pod-security.kubernetes.io/${mode}`] as PodSecurityLevel | undefined;
+  for (const app of [...argocd.applications.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (SYSTEM_NAMESPACES.has(app.namespace)) continue;
+    const labels = app.managedNamespaceMetadata?.labels;
+    const enforce = level(labels, 'enforce') ?? 'restricted';
+    bootstrap.addNamespace(app.namespace, enforce, level(labels, 'warn') ?? enforce);
+  }
+  for (const secret of argocd.secretReferences) {
+    if (!SYSTEM_NAMESPACES.has(secret.namespace)) bootstrap.addNamespace(secret.namespace, 'restricted');
+  }
 }

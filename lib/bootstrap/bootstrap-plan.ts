@@ -1,6 +1,6 @@
 import { App } from 'cdk8s';
 import { Construct } from 'constructs';
-import { HomelabConfig } from '../config/homelab-config';
+import { HomelabConfig, PodSecurityLevel } from '../config/homelab-config';
 import { resolveForgejoDatabase } from '../config/validate-config';
 import { ArgoCdInstall } from './argocd-install';
 import { CnpgCluster, CnpgDatabase, CnpgOperator, WaitForPostgresJob } from './cnpg';
@@ -41,6 +41,7 @@ export class BootstrapPlan extends Construct {
   public readonly repoCredential: RepoCredential;
   /** The step that applies the AppProject and the root app-of-apps; the Argo CD tree adds them. */
   public readonly argocdRoot: BootstrapStep;
+  private readonly namespaceNames = new Set<string>();
 
   constructor(scope: App, id: string, props: BootstrapPlanProps) {
     super(scope, id);
@@ -52,6 +53,7 @@ export class BootstrapPlan extends Construct {
       summary: 'namespaces with Pod Security labels',
     });
     for (const [name, ns] of sorted(config.namespaces)) {
+      this.namespaceNames.add(name);
       new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn });
     }
 
@@ -149,6 +151,17 @@ export class BootstrapPlan extends Construct {
     if (source === 'forgejo') {
       this.argocdRoot.dependsOn(this.forgejoStep, 'after the cutover the root app reads the repository Forgejo serves');
     }
+  }
+
+  /**
+   * Adds a namespace to the Phase-0 namespaces step, unless it is already there. Used for the namespaces
+   * Argo CD Applications deploy to: the wave-0 `sops-secrets` Application delivers Secrets into them before
+   * their own Applications sync, and Argo CD cannot apply into a namespace that does not exist yet.
+   */
+  public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): void {
+    if (this.namespaceNames.has(name)) return;
+    this.namespaceNames.add(name);
+    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
   }
 
   /** Every step, in declaration order (the apply order is derived from dependencies). */

@@ -100,6 +100,9 @@ export class ArgoCdInstall extends Construct {
     for (const deployment of ARGOCD_DEPLOYMENTS) {
       scope.addWait({ kind: 'rollout', namespace: this.namespace, deployment, timeoutSeconds: this.timeoutSeconds });
     }
+    scope.addWait({
+      kind: 'statefulset-rollout', namespace: this.namespace, statefulSet: 'argocd-application-controller', timeoutSeconds: this.timeoutSeconds,
+    });
   }
 
   /** The CMP sidecar: runs `argocd-cmp-server` (shared from the repo-server) with SOPS next to it. */

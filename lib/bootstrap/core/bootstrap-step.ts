@@ -58,6 +58,7 @@ export class BootstrapStep extends Chart {
   private readonly _dependencies: StepDependency[] = [];
   private readonly _patches = new Set<ApiObject>();
   private _kustomization?: StepKustomization;
+  private readonly _external: (() => readonly Record<string, any>[])[] = [];
 
   constructor(scope: Construct, id: string, props: BootstrapStepProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -91,6 +92,19 @@ export class BootstrapStep extends Chart {
   public addPatch(obj: ApiObject): void {
     if (!this._kustomization) throw new Error(`bootstrap step '${this.stepName}' has no kustomization to patch`);
     this._patches.add(obj);
+  }
+
+  /**
+   * Applies objects that another chart defines (e.g. the AppProject and root app of the Argo CD tree, which
+   * Phase 0 must apply once), appended after the step's own objects. `produce` runs at render time.
+   */
+  public addObjectsFrom(produce: () => readonly Record<string, any>[]): void {
+    this._external.push(produce);
+  }
+
+  /** Objects added with `addObjectsFrom()`, rendered. */
+  public externalObjects(): Record<string, any>[] {
+    return this._external.flatMap((produce) => [...produce()]);
   }
 
   /** Steps this step depends on, in declaration order. */

@@ -22,7 +22,7 @@ export function planSteps(steps: readonly BootstrapStep[]): RenderedStep[] {
   const width = Math.max(2, String(ordered.length).length);
   return ordered.map((step, i) => {
     const prefix = `${String(i + 1).padStart(width, '0')}-${step.stepName}`;
-    const objects = chartObjects(step).filter((o) => !step.isPatch(o.obj)).map((o) => o.json);
+    const objects = [...chartObjects(step).filter((o) => !step.isPatch(o.obj)).map((o) => o.json), ...step.externalObjects()];
     return step.kustomization
       ? { step, index: i + 1, fileName: prefix, applyFlag: '-k', objects }
       : { step, index: i + 1, fileName: `${prefix}.yaml`, applyFlag: '-f', objects };

@@ -11,6 +11,14 @@ export interface RolloutWait {
   readonly timeoutSeconds: number;
 }
 
+/** A StatefulSet's rollout has completed (every replica updated and ready). */
+export interface StatefulSetRolloutWait {
+  readonly kind: 'statefulset-rollout';
+  readonly namespace: string;
+  readonly statefulSet: string;
+  readonly timeoutSeconds: number;
+}
+
 /** Every named CRD is `Established`: the API server serves its kind. */
 export interface CrdsEstablishedWait {
   readonly kind: 'crds-established';
@@ -54,7 +62,7 @@ export interface JobCompleteWait {
 }
 
 /** Any wait the runbook performs after applying a step. */
-export type StepWait = RolloutWait | CrdsEstablishedWait | WebhookServingWait | ConditionWait | JobCompleteWait;
+export type StepWait = RolloutWait | StatefulSetRolloutWait | CrdsEstablishedWait | WebhookServingWait | ConditionWait | JobCompleteWait;
 
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
@@ -78,6 +86,8 @@ export function describeWait(wait: StepWait): string {
   switch (wait.kind) {
     case 'rollout':
       return `Deployment ${wait.namespace}/${wait.deployment} rolled out`;
+    case 'statefulset-rollout':
+      return `StatefulSet ${wait.namespace}/${wait.statefulSet} rolled out`;
     case 'crds-established':
       return `CRDs established: ${wait.crds.join(', ')}`;
     case 'webhook-serving':

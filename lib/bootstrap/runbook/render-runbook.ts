@@ -193,7 +193,9 @@ function jobsOf(p: RenderedStep): { namespace: string; name: string }[] {
 function renderWait(w: StepWait): string {
   switch (w.kind) {
     case 'rollout':
-      return `wait_rollout ${shq(w.namespace)} ${shq(w.deployment)} ${seconds(w.timeoutSeconds)}`;
+      return `wait_rollout ${shq(w.namespace)} ${shq(`deployment/${w.deployment}`)} ${seconds(w.timeoutSeconds)}`;
+    case 'statefulset-rollout':
+      return `wait_rollout ${shq(w.namespace)} ${shq(`statefulset/${w.statefulSet}`)} ${seconds(w.timeoutSeconds)}`;
     case 'crds-established':
       return `wait_crds ${seconds(w.timeoutSeconds)} ${w.crds.map(shq).join(' ')}`;
     case 'webhook-serving':
@@ -420,14 +422,16 @@ apply_staged() {
   server_side_apply "$name" -k "$STAGING/$folder" "$folder (with $*)"
 }
 
-wait_rollout() { # namespace deployment timeout
-  local what="Deployment $1/$2 rolled out" start=$SECONDS out
+wait_rollout() { # namespace kind/name timeout
+  local kind=Deployment what start=$SECONDS out
+  case "$2" in statefulset/*) kind=StatefulSet ;; esac
+  what="$kind $1/\${2#*/} rolled out"
   if dry_run; then plan wait "$what (timeout $3s)"; return 0; fi
   waiting "$what" "$3"
-  if out="$(kubectl rollout status "deployment/$2" -n "$1" "--timeout=$3s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+  if out="$(kubectl rollout status "$2" -n "$1" "--timeout=$3s" 2>&1)"; then passed "$what" "$start"; return 0; fi
   failed "$what" "$start" "$out"
-  show kubectl get "deployment/$2" -n "$1" -o 'jsonpath={range .status.conditions[*]}{.type}={.status}: {.message}{"\\n"}{end}'
-  inspect "$(quote kubectl describe "deployment/$2" -n "$1")"
+  show kubectl get "$2" -n "$1" -o 'jsonpath={range .status.conditions[*]}{.type}={.status}: {.message}{"\\n"}{end}'
+  inspect "$(quote kubectl describe "$2" -n "$1")"
 }
 
 wait_crds() { # timeout crd...

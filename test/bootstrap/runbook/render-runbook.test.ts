@@ -41,7 +41,7 @@ describe('renderRunbook', () => {
       "step 2 operator 'the widget operator (release manifest)'",
       'apply operator -k 02-operator',
       'wait_crds 120 widgets.example.com gadgets.example.com',
-      'wait_rollout operator-system operator 120',
+      'wait_rollout operator-system deployment/operator 120',
       "wait_webhook 120 'widget webhooks answer a dry-run create' " +
         '\'{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"probe","namespace":"operator-system"},' +
         '"spec":{"note":"it\'\\\'\'s"}}\'',
