@@ -5,7 +5,6 @@ import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
 import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
 import type { ApplicationConfig } from '../config/argocd-config';
 import type { HomelabConfig } from '../config/homelab-config';
-import { DEFAULT_PHASE0_COMPONENTS } from '../config/validate-config';
 import { ProblemCollector } from '../shared/errors';
 import { OutputTree, sortedTree, toYaml } from '../synth/output-tree';
 import { DataSchemas } from './data-schemas/data-schemas';
@@ -263,11 +262,9 @@ function checkConfig(config: HomelabConfig): void {
   const argocd = config.argocd;
   const names = Object.keys(argocd.applications);
   const generated: string[] = Object.values(GENERATED_APPLICATIONS);
-  const phase0 = config.phase0Components ?? DEFAULT_PHASE0_COMPONENTS;
+  // Phase-0 components as Applications are rejected by validateConfig() before the tree is built.
   for (const name of names.sort()) {
     const path = `argocd.applications.${name}`;
-    problems.when(phase0.includes(name), path, () => `'${name}' is a Phase-0 component (${phase0.join(', ')}); Argo CD cannot ` +
-      'manage what must exist before it can sync, so it is never an Application. Remove it from argocd.applications.');
     problems.when(generated.includes(name) || name === 'root', path, () => `'${name}' is the name of an Application the tree generates ` +
       `(root, ${generated.join(', ')}). Rename it.`);
     for (const dep of argocd.applications[name].dependsOn ?? []) {

@@ -177,10 +177,3 @@ function validateGit(config: HomelabConfig, problems: ProblemCollector): void {
   problems.when(dist.startsWith('/') || dist.split('/').includes('..') || dist === '' || dist.endsWith('/'), 'git.distPath',
     () => `'${dist}' must be a relative path inside the homelab repository, without '..' or a trailing '/', e.g. 'k8s/generated'.`);
 }
-
-/** Owner and repository name of the GitHub seed URL. */
-export function parseGithubSeedUrl(url: string): { owner: string; repo: string } {
-  const m = GITHUB_SSH_URL.exec(url);
-  if (!m) throw new Error(`'${url}' is not a GitHub SSH URL`);
-  return { owner: m[2], repo: m[3] };
-}

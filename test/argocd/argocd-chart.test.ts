@@ -1,3 +1,4 @@
+import { validateConfig } from '../../lib/config/validate-config';
 import { Testing } from 'cdk8s';
 import { parse } from 'yaml';
 import { buildArgoCdTree } from '../../lib/argocd/argocd-chart';
@@ -108,11 +109,9 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
 });
 
 describe('config errors', () => {
-  test('throws on an Application named like a Phase-0 component', () => {
+  test('fails config validation for an Application named like a Phase-0 component', () => {
     const cfg = config({ argocd: { ...DEFAULT_ARGOCD, applications: { ...DEFAULT_ARGOCD.applications, 'forgejo-db': DEFAULT_ARGOCD.applications.duckdns } } });
-    expect(() => tree(cfg)).toThrow('argocd.applications.forgejo-db: \'forgejo-db\' is a Phase-0 component (cnpg-operator, forgejo, ' +
-      'forgejo-db, longhorn); Argo CD cannot manage what must exist before it can sync, so it is never an Application. ' +
-      'Remove it from argocd.applications.');
+    expect(validateConfig(cfg).all.map((p) => p.path)).toEqual(['argocd.applications.forgejo-db']);
   });
 
   test('throws on an unknown dependency', () => {
