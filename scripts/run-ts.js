@@ -41,4 +41,4 @@ function runTs(entry, argv, transform = (source) => source) {
   m._compile(result.outputFiles[0].text, outfile);
 }
 
-module.exports = { root, runTs };
+module.exports = { root, runTs, ensureInstalled };
