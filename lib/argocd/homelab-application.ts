@@ -293,8 +293,9 @@ export class HomelabApplication extends Construct {
     const rendered: ApplicationSpecSources[] = this.sources.map((s) => {
       switch (s.kind) {
         case 'git-path': {
+          // A directory source would apply SOPS ciphertext as-is; `sops-secrets` owns every *.enc.yaml.
           const directory = s.recurse || s.include || s.exclude
-            ? { recurse: s.recurse ? true : undefined, include: s.include, exclude: s.exclude }
+            ? { recurse: s.recurse ? true : undefined, include: s.include, exclude: withoutEncrypted(s.exclude) }
             : undefined;
           return { repoUrl, targetRevision, path: s.path, directory };
         }
@@ -327,4 +328,12 @@ function dedupeGroupKinds(kinds: readonly GroupKind[]): GroupKind[] {
   const seen = new Map<string, GroupKind>();
   for (const k of kinds) seen.set(`${k.group}/${k.kind}`, k);
   return [...seen.values()].sort(compareGroupKind);
+}
+
+/** Directory `exclude` that also skips `*.enc.yaml` (gobwas glob alternatives: `{a,b}`). */
+export function withoutEncrypted(exclude: string | undefined): string {
+  const encrypted = '*.enc.yaml';
+  if (!exclude || exclude === encrypted) return encrypted;
+  const inner = exclude.startsWith('{') && exclude.endsWith('}') ? exclude.slice(1, -1) : exclude;
+  return inner.split(',').includes(encrypted) ? `{${inner}}` : `{${inner},${encrypted}}`;
 }

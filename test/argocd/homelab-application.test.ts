@@ -1,5 +1,5 @@
 import { Duration, Testing } from 'cdk8s';
-import { HomelabApplication, HomelabApplicationProps } from '../../lib/argocd/homelab-application';
+import { HomelabApplication, HomelabApplicationProps, withoutEncrypted } from '../../lib/argocd/homelab-application';
 import { SYNC_OPTIONS, SyncOption } from '../../lib/argocd/sync-policy';
 import { appProps, find, makeProjectChart, SEED_URL } from './util';
 
@@ -120,7 +120,16 @@ describe('sources', () => {
 
   test('a git path with directory options', () => {
     const { json } = synthApp({ sources: [{ kind: 'git-path', path: 'k8s/infra/iam', recurse: true, include: '*.yaml', exclude: '*-values.yaml' }] });
-    expect(json.spec.source.directory).toEqual({ recurse: true, include: '*.yaml', exclude: '*-values.yaml' });
+    expect(json.spec.source.directory).toEqual({ recurse: true, include: '*.yaml', exclude: '{*-values.yaml,*.enc.yaml}' });
+  });
+
+  test('a directory source never reads SOPS ciphertext (sops-secrets owns every *.enc.yaml)', () => {
+    expect(withoutEncrypted(undefined)).toBe('*.enc.yaml');
+    expect(withoutEncrypted('*.enc.yaml')).toBe('*.enc.yaml');
+    expect(withoutEncrypted('{a.yaml,b.yaml}')).toBe('{a.yaml,b.yaml,*.enc.yaml}');
+    expect(withoutEncrypted('{a.yaml,*.enc.yaml}')).toBe('{a.yaml,*.enc.yaml}');
+    const { json } = synthApp({ sources: [{ kind: 'git-path', path: 'k8s/apps/demo', recurse: true }] });
+    expect(json.spec.source.directory).toEqual({ recurse: true, exclude: '*.enc.yaml' });
   });
 
   test('a Helm chart with values from the homelab repo is multi-source with a $values ref', () => {

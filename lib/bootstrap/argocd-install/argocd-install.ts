@@ -131,17 +131,16 @@ export class ArgoCdInstall extends Construct {
 }
 
 /**
- * The plugin: discovers an Application path holding `*.enc.yaml` files and prints every one of them,
- * decrypted, as one YAML stream in sorted order.
+ * The plugin: prints every `*.enc.yaml` under the Application's path, decrypted, as one YAML stream in sorted
+ * order.
  */
 const SOPS_PLUGIN_YAML = `apiVersion: argoproj.io/v1alpha1
 kind: ConfigManagementPlugin
 metadata:
   name: ${SOPS_PLUGIN_NAME}
 spec:
-  discover:
-    find:
-      glob: "**/*.enc.yaml"
+  # No discover rule: the plugin runs only for Applications that name it (sops-secrets). With one, Argo CD
+  # would hand it every plain directory that holds a *.enc.yaml and drop the other manifests.
   generate:
     command: [sh, -c]
     args:
