@@ -184,6 +184,25 @@ need_secret() { # namespace name hint
   printf '  ✓ Secret %s/%s exists\n' "$1" "$2"
 }
 
+ensure_secret() { # namespace name key bytes
+  local file out
+  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes in key $3"; return 0; fi
+  if kubectl get secret "$2" -n "$1" >/dev/null 2>&1; then
+    printf '  ✓ Secret %s/%s exists (kept)\n' "$1" "$2"
+    return 0
+  fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  file="$STAGING/generated-$2"
+  (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\n' >"$file")
+  if ! out="$(kubectl create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
+    rm -f "$file"
+    failed "create Secret $1/$2" "$SECONDS" "$out"
+    inspect "$(quote kubectl get secret "$2" -n "$1")"
+  fi
+  rm -f "$file"
+  printf '  ✓ Secret %s/%s created with a random %s\n' "$1" "$2" "$3"
+}
+
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
@@ -352,6 +371,7 @@ apply postgres-forgejo-db -f 03-postgres-forgejo-db.yaml
 wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}'
 
 step 4 forgejo 'Forgejo git host with Redis'
+ensure_secret cicd forgejo-secret-key secret-key 48
 apply forgejo -f 04-forgejo.yaml
 wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600

@@ -68,6 +68,19 @@ export type StepWait = RolloutWait | StatefulSetRolloutWait | CrdsEstablishedWai
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
   | {
+    /**
+     * A Secret holding a random value, created by the runbook from /dev/urandom when it does not exist and
+     * never changed afterwards (a re-run keeps it). The value never appears in the output.
+     */
+    readonly kind: 'generated-secret';
+    readonly namespace: string;
+    readonly name: string;
+    /** Key of the Secret that holds the random value. */
+    readonly key: string;
+    /** Random bytes, base64-encoded into the value. */
+    readonly bytes: number;
+  }
+  | {
     readonly kind: 'local-file';
     readonly variable: string;
     readonly defaultPath: string;

@@ -85,6 +85,15 @@ export interface ForgejoServerProps {
    * @default Duration.minutes(10)
    */
   readonly rolloutTimeout?: Duration;
+
+  /**
+   * Secret (key `secret-key`) holding Forgejo's `[security] SECRET_KEY`, which encrypts 2FA secrets and other
+   * data at rest. Without it Forgejo falls back to a built-in, publicly known key. Inside a bootstrap step the
+   * runbook creates it with a random value when it does not exist, and keeps it on every re-run.
+   *
+   * @default 'forgejo-secret-key'
+   */
+  readonly secretKeySecret?: string;
 }
 
 /** Uid and gid of the `git` user of the rootless image. */
@@ -123,6 +132,8 @@ export class ForgejoServer extends Construct {
   public readonly database: ForgejoDatabase;
   /** The Secret the database credentials are read from. */
   public readonly databaseSecret: string;
+  /** The Secret Forgejo's `SECRET_KEY` is read from (key `secret-key`). */
+  public readonly secretKeySecret: string;
   public readonly storageSize: string;
   public readonly storageClass?: string;
   public readonly image: string;
@@ -156,6 +167,7 @@ export class ForgejoServer extends Construct {
     this.claimName = `${this.name}-data`;
     this.rootUrl = props.rootUrl ?? `${this.inClusterHttpUrl}/`;
     this.databaseSecret = props.databaseSecret ?? this.defaultDatabaseSecret();
+    this.secretKeySecret = props.secretKeySecret ?? 'forgejo-secret-key';
     const host = rootUrlHost(this.rootUrl);
     this.sshDomain = props.rootUrl !== undefined ? host : `${this.sshServiceName}.${this.namespace}.svc.cluster.local`;
 
@@ -230,6 +242,7 @@ export class ForgejoServer extends Construct {
           FORGEJO__server__SSH_PORT: EnvValue.fromValue(String(SSH_PORT)),
           FORGEJO__server__SSH_LISTEN_PORT: EnvValue.fromValue(String(SSH_PORT)),
           FORGEJO__security__INSTALL_LOCK: EnvValue.fromValue('true'),
+          FORGEJO__security__SECRET_KEY: EnvValue.fromSecretValue({ secret: Secret.fromSecretName(this, 'SecretKey', this.secretKeySecret), key: 'secret-key' }),
         },
         volumeMounts: [
           { path: DATA_PATH, volume: dataVolume },
@@ -284,6 +297,7 @@ export class ForgejoServer extends Construct {
     const chart = Chart.of(this);
     if (BootstrapStep.isBootstrapStep(chart)) {
       chart.addWait({ kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() });
+      chart.addPrecondition({ kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 });
       if (!this.usesClusterSecret) {
         chart.addPrecondition({
           kind: 'secret-exists',

@@ -163,6 +163,12 @@ function renderStep(p: RenderedStep): string[] {
   for (const pre of p.step.preconditions) {
     // local files are checked once, before anything is applied (see renderRunbook).
     if (pre.kind === 'secret-exists') lines.push(`need_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(oneLine(pre.hint))}`);
+    if (pre.kind === 'generated-secret') {
+      if (!/^[-._a-zA-Z0-9]+$/.test(pre.key) || !Number.isInteger(pre.bytes) || pre.bytes < 16) {
+        throw new Error(`bootstrap step '${name}': generated Secret ${pre.namespace}/${pre.name} needs a plain key and at least 16 bytes`);
+      }
+      lines.push(`ensure_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(pre.key)} ${pre.bytes}`);
+    }
   }
   // Jobs are immutable: deleting them lets the re-applied Job run (and its wait pass) again.
   for (const job of jobsOf(p)) lines.push(`delete_job ${shq(job.namespace)} ${shq(job.name)}`);
@@ -372,6 +378,25 @@ need_secret() { # namespace name hint
     inspect "$(quote kubectl get secret "$2" -n "$1")"
   fi
   printf '  ✓ Secret %s/%s exists\\n' "$1" "$2"
+}
+
+ensure_secret() { # namespace name key bytes
+  local file out
+  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes in key $3"; return 0; fi
+  if kubectl get secret "$2" -n "$1" >/dev/null 2>&1; then
+    printf '  ✓ Secret %s/%s exists (kept)\\n' "$1" "$2"
+    return 0
+  fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  file="$STAGING/generated-$2"
+  (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\\n' >"$file")
+  if ! out="$(kubectl create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
+    rm -f "$file"
+    failed "create Secret $1/$2" "$SECONDS" "$out"
+    inspect "$(quote kubectl get secret "$2" -n "$1")"
+  fi
+  rm -f "$file"
+  printf '  ✓ Secret %s/%s created with a random %s\\n' "$1" "$2" "$3"
 }
 
 delete_job() { # namespace name

@@ -92,6 +92,7 @@ describe('ForgejoServer', () => {
       redis,
       rootUrl: 'https://git.example.com/',
       rolloutTimeout: Duration.minutes(20),
+      secretKeySecret: 'git-secret-key',
     };
 
     // WHEN
@@ -216,7 +217,8 @@ describe('ForgejoServer', () => {
     // Only references: no Secret object and no credential values in the output.
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     expect(container(objects).env.filter((e: any) => 'valueFrom' in e).map((e: any) => e.name))
-      .toEqual(['FORGEJO__database__USER', 'FORGEJO__database__PASSWD']);
+      .toEqual(['FORGEJO__database__USER', 'FORGEJO__database__PASSWD', 'FORGEJO__security__SECRET_KEY']);
+    expect(env(objects, 'FORGEJO__security__SECRET_KEY').valueFrom.secretKeyRef).toEqual({ name: 'forgejo-secret-key', key: 'secret-key' });
   });
 
   test('cache, sessions and queues on Redis; server settings', () => {
@@ -385,7 +387,7 @@ describe('ForgejoServer', () => {
       { kind: 'rollout', namespace: 'cicd', deployment: 'forgejo', timeoutSeconds: 600 },
     ]);
     // The CNPG-generated Secret appears only once the cluster is up; nothing to check beforehand.
-    expect(step.preconditions).toEqual([]);
+    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);
   });
 
   test('waits nested deeper inside a bootstrap step', () => {
@@ -416,7 +418,7 @@ describe('ForgejoServer', () => {
 
     // THEN
     expect(forgejo.databaseSecret).toBe('forgejo-db-credentials');
-    expect(step.preconditions).toEqual([{
+    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }, {
       kind: 'secret-exists',
       namespace: 'cicd',
       name: 'forgejo-db-credentials',
@@ -438,7 +440,7 @@ describe('ForgejoServer', () => {
     new ForgejoServer(step, 'Forgejo', { ...defaultProps(cluster), databaseSecret: 'forgejo-db-app' });
 
     // THEN
-    expect(step.preconditions).toEqual([]);
+    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);
   });
 
   test('throws for a cluster in another namespace without databaseSecret', () => {

@@ -34,6 +34,31 @@ function leftoverStaging(box: RunbookSandbox): string[] {
 }
 
 describe('bootstrap.sh against a recording kubectl', () => {
+  test('a generated Secret is created once with a random value, then kept', () => {
+    // GIVEN a step that needs a generated Secret, on a cluster without it
+    const box = sandbox({ generatedSecret: true });
+    box.writeSeedKey('k');
+    // WHEN
+    const first = box.run([], { FAKE_MISSING_SECRETS: 'db-key' });
+    // THEN it is created from a private file, and the value is printed nowhere
+    expect(first.status).toBe(0);
+    const database = first.calls.indexOf('delete job -n demo wait-for-db --ignore-not-found --wait=true');
+    expect(first.calls.slice(database - 2, database)).toEqual([
+      'get secret db-key -n demo',
+      'create secret generic db-key -n demo --from-file=key=<staging>/generated-db-key',
+    ]);
+    const value = fs.readFileSync(`${box.log}.secret`, 'utf8');
+    expect(value).toMatch(/^[A-Za-z0-9+/]{64}$/);
+    expect(first.stdout + first.stderr).not.toContain(value);
+    expect(first.stdout).toContain('✓ Secret demo/db-key created with a random key');
+    expect(leftoverStaging(box)).toEqual([]);
+    // WHEN re-run on the cluster that has it THEN it is kept
+    const second = box.run();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain('✓ Secret demo/db-key exists (kept)');
+    expect(second.calls.filter((c) => c.startsWith('create secret'))).toEqual([]);
+  });
+
   test('a full run applies every step in order and waits after each', () => {
     // GIVEN
     const box = sandbox();
