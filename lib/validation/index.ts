@@ -1,0 +1,3 @@
+export * from './output-problem';
+export * from './rbac-rules';
+export * from './validate-output';
