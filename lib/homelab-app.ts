@@ -7,6 +7,7 @@ import { planSteps, renderSteps } from './bootstrap/core';
 import { renderRunbook } from './bootstrap/runbook';
 import { MIN_KUBECTL_VERSION } from './shared/pins';
 import { OutputTree, sortedTree } from './synth/output-tree';
+import { assertValidOutput } from './validation';
 
 /** The built program: the cdk8s app and the plan, for tests and tools that look inside. */
 export interface HomelabSynthesis {
@@ -35,6 +36,8 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
     ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
     ...argocd.render(),
   ]);
+  // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
+  assertValidOutput(tree);
   return { app, bootstrap, argocd, tree: sortedTree(tree) };
 }
 

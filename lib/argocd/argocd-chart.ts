@@ -1,6 +1,6 @@
 import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { CnpgCluster } from '../bootstrap/cnpg/cnpg-cluster';
+import { CnpgCluster, cnpgClusterProps } from '../bootstrap/cnpg/cnpg-cluster';
 import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
 import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
 import type { ApplicationConfig } from '../config/argocd-config';
@@ -134,10 +134,7 @@ export class ArgoCdChart extends Chart {
     const postgres = new Construct(this, 'Postgres');
     const clusters = new Map<string, CnpgCluster>();
     for (const [name, c] of sortedEntries(config.postgresClusters)) {
-      clusters.set(name, new CnpgCluster(postgres, `Cluster-${name}`, {
-        name, namespace: c.namespace, instances: c.instances, initdbDatabase: c.initdbDatabase, initdbOwner: c.initdbOwner,
-        storageSize: c.storageSize, storageClass: c.storageClass, controlPlaneFriendly: c.controlPlaneFriendly, managedRoles: c.managedRoles,
-      }));
+      clusters.set(name, new CnpgCluster(postgres, `Cluster-${name}`, cnpgClusterProps(name, c)));
     }
     const databases = new Map<string, CnpgDatabase>();
     for (const [pgName, d] of sortedEntries(config.databases)) {

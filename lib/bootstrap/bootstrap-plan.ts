@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { HomelabConfig, PodSecurityLevel } from '../config/homelab-config';
 import { resolveForgejoDatabase } from '../config/validate-config';
 import { ArgoCdInstall } from './argocd-install';
-import { CnpgCluster, CnpgDatabase, CnpgOperator, WaitForPostgresJob } from './cnpg';
+import { CnpgCluster, cnpgClusterProps, CnpgDatabase, CnpgOperator, WaitForPostgresJob } from './cnpg';
 import { BootstrapStep } from './core';
 import { ForgejoServer } from './forgejo';
 import { PodSecurityNamespace } from './namespaces';
@@ -73,17 +73,7 @@ export class BootstrapPlan extends Construct {
       });
       step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
-      const cluster = new CnpgCluster(step, 'Cluster', {
-        name,
-        namespace: c.namespace,
-        instances: c.instances,
-        initdbDatabase: c.initdbDatabase,
-        initdbOwner: c.initdbOwner,
-        storageSize: c.storageSize,
-        storageClass: c.storageClass,
-        controlPlaneFriendly: c.controlPlaneFriendly,
-        managedRoles: c.managedRoles,
-      });
+      const cluster = new CnpgCluster(step, 'Cluster', cnpgClusterProps(name, c));
       const databases = sorted(config.databases)
         .filter(([, d]) => d.cluster === name && (d.deliveredBy ?? 'bootstrap') === 'bootstrap')
         .map(([pgName, d]) => new CnpgDatabase(step, `Database-${pgName}`, {

@@ -58,6 +58,21 @@ export interface PostgresClusterConfig {
    */
   readonly controlPlaneFriendly?: boolean;
   /**
+   * CPU each instance requests.
+   * @default '100m'
+   */
+  readonly cpuRequest?: string;
+  /**
+   * Memory each instance requests.
+   * @default '512Mi'
+   */
+  readonly memoryRequest?: string;
+  /**
+   * Memory limit of each instance.
+   * @default '1Gi'
+   */
+  readonly memoryLimit?: string;
+  /**
    * Login roles CNPG manages on the cluster (`spec.managed.roles`), for Database owners other than the
    * `initdb` owner. Each role's password comes from a `kubernetes.io/basic-auth` Secret named
    * `<cluster>-<role>` in the cluster's namespace, which you provide (for example through SOPS); it is

@@ -1,6 +1,7 @@
 import { HomelabConfig } from '../config/homelab-config';
 import { ConfigError } from '../shared/errors';
 import { synthesizeHomelab } from '../homelab-app';
+import { OutputValidationError } from '../validation';
 import { diffTrees, formatDiff, isEmptyDiff } from './diff-tree';
 import { readTree, writeTree } from './output-tree';
 
@@ -35,7 +36,9 @@ export function runSynth(config: HomelabConfig, argv: readonly string[]): void {
   try {
     tree = synthesizeHomelab(config).tree;
   } catch (e) {
-    const message = e instanceof ConfigError ? e.message : `Synthesis failed:\n${e instanceof Error ? e.message : String(e)}`;
+    const message = e instanceof ConfigError ? e.message
+      : e instanceof OutputValidationError ? `The synthesized output is not safe to apply:\n${e.message}`
+        : `Synthesis failed:\n${e instanceof Error ? e.message : String(e)}`;
     process.stderr.write(`${message}\n\nNothing was written; ${args.outdir}/ is unchanged.\n`);
     process.exit(1);
   }

@@ -1,3 +1,4 @@
+import ddbCluster from '../../examples/ddb-cluster.config';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { synthesizeHomelab } from '../../lib/homelab-app';
 import {
@@ -5,34 +6,9 @@ import {
 } from '../../lib/validation';
 import { container, deployment, podSpec, problemsOf, treeOf } from './util';
 
-/**
- * Problems of the default output that are reported to the owners of the files that produce them. Remove an
- * entry when its fix lands; the test below then keeps it fixed.
- */
-const REPORTED: readonly RegExp[] = [
-  // The CNPG Clusters set no spec.resources, so PostgreSQL runs without requests or a memory limit.
-  /^bootstrap\/03-postgres-forgejo-db\.yaml: Cluster cicd\/forgejo-db: spec\.resources: /,
-  /^data-schemas\/ddb-cluster\.yaml: Cluster ddb\/ddb-cluster: spec\.resources: /,
-];
-
-test('the default synthesis has no problems besides the reported ones', () => {
-  // GIVEN
-  const { tree } = synthesizeHomelab(REFERENCE_HOMELAB);
-  // WHEN
-  const lines = validateOutput(tree).map(formatOutputProblem);
-  // THEN
-  expect(lines.filter((l) => !REPORTED.some((r) => r.test(l)))).toEqual([]);
-});
-
-test.todo('the default synthesis has zero problems: blocked until the CNPG Clusters forgejo-db and ddb-cluster set spec.resources (reported)');
-
-test('validates the whole default output in well under a second', () => {
-  const { tree } = synthesizeHomelab(REFERENCE_HOMELAB);
-  validateOutput(tree); // the first run loads the schemas and validators
-  const start = process.hrtime.bigint();
-  validateOutput(tree);
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  expect(ms).toBeLessThan(500);
+test('the default synthesis and the ddb-cluster example have zero problems', () => {
+  expect(validateOutput(synthesizeHomelab(REFERENCE_HOMELAB).tree).map(formatOutputProblem)).toEqual([]);
+  expect(validateOutput(synthesizeHomelab(ddbCluster).tree).map(formatOutputProblem)).toEqual([]);
 });
 
 test('orders problems by file, document and path, whatever the order of the tree', () => {

@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
-import { Cluster, ClusterSpecManagedRolesEnsure } from '../../../imports/cnpg-cluster-postgresql.cnpg.io';
+import { Cluster, ClusterSpecManagedRolesEnsure, ClusterSpecResourcesLimits, ClusterSpecResourcesRequests } from '../../../imports/cnpg-cluster-postgresql.cnpg.io';
+import { PostgresClusterConfig } from '../../config/homelab-config';
 import { IMAGES } from '../../shared/pins';
 
 /** Properties for `CnpgCluster`. */
@@ -44,10 +45,43 @@ export interface CnpgClusterProps {
    */
   readonly managedRoles?: readonly string[];
   /**
+   * CPU each instance requests.
+   * @default '100m'
+   */
+  readonly cpuRequest?: string;
+  /**
+   * Memory each instance requests.
+   * @default '512Mi'
+   */
+  readonly memoryRequest?: string;
+  /**
+   * Memory limit of each instance (also sizes PostgreSQL's shared memory expectations: keep it generous).
+   * @default '1Gi'
+   */
+  readonly memoryLimit?: string;
+  /**
    * PostgreSQL operand image.
    * @default - the pinned image of `lib/shared/pins.ts`
    */
   readonly imageName?: string;
+}
+
+/** The props of the `Cluster` that `postgresClusters.<name>` of the homelab config declares. */
+export function cnpgClusterProps(name: string, c: PostgresClusterConfig): CnpgClusterProps {
+  return {
+    name,
+    namespace: c.namespace,
+    instances: c.instances,
+    initdbDatabase: c.initdbDatabase,
+    initdbOwner: c.initdbOwner,
+    storageSize: c.storageSize,
+    storageClass: c.storageClass,
+    controlPlaneFriendly: c.controlPlaneFriendly,
+    managedRoles: c.managedRoles,
+    cpuRequest: c.cpuRequest,
+    memoryRequest: c.memoryRequest,
+    memoryLimit: c.memoryLimit,
+  };
 }
 
 /** Taints a control-plane node carries; tolerating them lets instances run on a control-plane-only cluster. */
@@ -68,6 +102,9 @@ export class CnpgCluster extends Construct {
   public readonly storageSize: string;
   public readonly controlPlaneFriendly: boolean;
   public readonly managedRoles: readonly string[];
+  public readonly cpuRequest: string;
+  public readonly memoryRequest: string;
+  public readonly memoryLimit: string;
   /** The `Cluster` object. */
   public readonly resource: Cluster;
 
@@ -81,6 +118,9 @@ export class CnpgCluster extends Construct {
     this.storageSize = props.storageSize ?? '10Gi';
     this.controlPlaneFriendly = props.controlPlaneFriendly ?? true;
     this.managedRoles = [...(props.managedRoles ?? [])].sort();
+    this.cpuRequest = props.cpuRequest ?? '100m';
+    this.memoryRequest = props.memoryRequest ?? '512Mi';
+    this.memoryLimit = props.memoryLimit ?? '1Gi';
 
     if (!Number.isInteger(this.instances) || this.instances < 1) {
       throw new Error(`postgres cluster '${this.name}': instances must be an integer of at least 1, got ${this.instances}. ` +
@@ -98,6 +138,10 @@ export class CnpgCluster extends Construct {
         imageName: props.imageName ?? IMAGES.postgres,
         bootstrap: { initdb: { database: this.initdbDatabase, owner: this.initdbOwner } },
         storage: { size: this.storageSize, storageClass: props.storageClass },
+        resources: {
+          requests: { cpu: ClusterSpecResourcesRequests.fromString(this.cpuRequest), memory: ClusterSpecResourcesRequests.fromString(this.memoryRequest) },
+          limits: { memory: ClusterSpecResourcesLimits.fromString(this.memoryLimit) },
+        },
         ...(this.controlPlaneFriendly ? {
           affinity: {
             enablePodAntiAffinity: true,

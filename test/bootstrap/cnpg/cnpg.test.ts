@@ -30,6 +30,7 @@ describe('CnpgCluster', () => {
     });
     expect(spec.imageName).toBe(IMAGES.postgres);
     expect(spec.managed).toBeUndefined();
+    expect(spec.resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' }, limits: { memory: '1Gi' } });
   });
 
   test('all props', () => {
@@ -37,6 +38,7 @@ describe('CnpgCluster', () => {
     const props: Required<CnpgClusterProps> = {
       name: 'ddb-cluster', namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi',
       storageClass: 'longhorn', controlPlaneFriendly: false, managedRoles: ['temporal', 'authentik'], imageName: 'example/pg:1',
+      cpuRequest: '250m', memoryRequest: '1Gi', memoryLimit: '2Gi',
     };
     const cluster = new CnpgCluster(chart, 'Db', props);
     const spec = find(Testing.synth(chart), 'Cluster', 'ddb-cluster').spec;
@@ -44,6 +46,7 @@ describe('CnpgCluster', () => {
     expect(spec.storage).toEqual({ size: '20Gi', storageClass: 'longhorn' });
     expect(spec.affinity).toBeUndefined();
     expect(spec.imageName).toBe('example/pg:1');
+    expect(spec.resources).toEqual({ requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } });
     expect(spec.managed.roles).toEqual([
       { name: 'authentik', ensure: 'present', login: true, passwordSecret: { name: 'ddb-cluster-authentik' } },
       { name: 'temporal', ensure: 'present', login: true, passwordSecret: { name: 'ddb-cluster-temporal' } },
