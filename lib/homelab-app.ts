@@ -5,6 +5,7 @@ import { ArgoCdChart, buildArgoCdTree, repoUrlFor } from './argocd';
 import { BootstrapPlan } from './bootstrap/bootstrap-plan';
 import { planSteps, renderSteps } from './bootstrap/core';
 import { renderRunbook } from './bootstrap/runbook';
+import { buildPlan, renderOverview } from './plan';
 import { MIN_KUBECTL_VERSION } from './shared/pins';
 import { OutputTree, sortedTree } from './synth/output-tree';
 import { assertValidOutput } from './validation';
@@ -36,6 +37,7 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
     ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
     ...argocd.render(),
   ]);
+  tree.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
   assertValidOutput(tree);
   return { app, bootstrap, argocd, tree: sortedTree(tree) };

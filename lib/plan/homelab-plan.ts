@@ -1,0 +1,270 @@
+import { App } from 'cdk8s';
+import { ApplicationSource, ArgoCdChart, ARGOCD_DIST, chartRepoUrl, HomelabApplication, repoUrlFor, SYNC_WAVES } from '../argocd';
+import { BootstrapPlan } from '../bootstrap/bootstrap-plan';
+import { allDependencies, BootstrapStep, describeWait, planSteps, Precondition } from '../bootstrap/core';
+import { HomelabConfig } from '../config/homelab-config';
+
+/**
+ * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
+ * Phase-2 cutover. Built from the synthesized program by `buildPlan()` and rendered by `renderPlanText()`
+ * (the terminal) and `renderOverview()` (`dist/README.md`), so the two can never disagree.
+ */
+
+/** What `buildPlan()` reads: the config and the two halves of the synthesized program. */
+export interface PlanInput {
+  /** The validated config the program was synthesized from. */
+  readonly config: HomelabConfig;
+  /** The Phase-0 steps. */
+  readonly bootstrap: BootstrapPlan;
+  /** The steady-state Argo CD tree. */
+  readonly argocd: ArgoCdChart;
+}
+
+/** A step another step needs, and why. */
+export interface PlannedDependency {
+  readonly stepName: string;
+  readonly reason: string;
+}
+
+/** One Phase-0 step at its place in the apply order. */
+export interface PlannedStep {
+  /** 1-based position in the apply order (the `NN` of its file). */
+  readonly index: number;
+  readonly stepName: string;
+  /** The step's file or folder under `dist/bootstrap/`: `NN-<stepName>.yaml` or `NN-<stepName>`. */
+  readonly fileName: string;
+  /** Whether `fileName` is a kustomization folder (applied with `-k`). */
+  readonly kustomization: boolean;
+  readonly summary: string;
+  /** Every step this one needs (declared, and implied by construct dependencies), with the reason. */
+  readonly dependencies: readonly PlannedDependency[];
+  /** What the runbook checks before applying the step, one line each. */
+  readonly preconditions: readonly string[];
+  /** What the runbook waits for after applying the step, one line each (`describeWait()`). */
+  readonly waits: readonly string[];
+}
+
+/** One Application of the Argo CD tree. */
+export interface PlannedApplication {
+  readonly name: string;
+  /** Destination namespace. */
+  readonly namespace: string;
+  readonly syncWave: number;
+  /** The Application's file, relative to `dist/`. */
+  readonly file: string;
+  /** Each source, one line each: `git <path>`, `helm <chart> <version> from <repo>`, `plugin <name> at <path>`. */
+  readonly sources: readonly string[];
+  /** Values files read from the homelab repository, in order. */
+  readonly valueFiles: readonly string[];
+  /** Names of the Applications this one depends on, in declaration order. */
+  readonly dependsOn: readonly string[];
+}
+
+/** One sync wave that holds at least one Application. */
+export interface PlannedWave {
+  readonly wave: number;
+  /** The wave's role from `SYNC_WAVES`, in words, e.g. `identity and cicd`. */
+  readonly role: string;
+  /** The wave's Applications, sorted by name. */
+  readonly applications: readonly PlannedApplication[];
+}
+
+/** How Argo CD authenticates to the homelab repository, on one side of the cutover. */
+export interface PlannedCredential {
+  /** `ssh` (the GitHub deploy key) or `http-token` (a Forgejo access token). */
+  readonly auth: string;
+  /** The runbook variable that overrides the local file, e.g. `SEED_DEPLOY_KEY`. */
+  readonly variable: string;
+  /** The local file the key or token is read from at apply time. */
+  readonly defaultPath: string;
+  /** How to create the file. */
+  readonly hint: string;
+}
+
+/** The Phase-2 cutover: Argo CD moves from the GitHub seed to Forgejo's in-cluster repository. */
+export interface PlannedCutover {
+  /** The current `git.source`. */
+  readonly source: 'github' | 'forgejo';
+  /** The URL Argo CD reads while `git.source` is `github` (the seed). */
+  readonly githubUrl: string;
+  /** The URL Argo CD reads once `git.source` is `forgejo` (Forgejo's in-cluster clone URL). */
+  readonly forgejoUrl: string;
+  /** The root app-of-apps and its file under `dist/`. */
+  readonly rootApp: { readonly name: string; readonly file: string };
+  /** Applications whose sources read the homelab repository, so their `repoURL` flips; sorted. */
+  readonly flippedApplications: readonly string[];
+  /** Applications that read chart repositories only and do not change; sorted. */
+  readonly unchangedApplications: readonly string[];
+  /** The AppProject, whose first `sourceRepos` entry (the homelab repository) flips; chart repositories stay. */
+  readonly project: { readonly name: string; readonly file: string; readonly chartRepos: number };
+  /** The repository credential Secret, applied by Phase 0. */
+  readonly credential: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly github: PlannedCredential;
+    readonly forgejo: PlannedCredential;
+  };
+  /** The Application that pull-mirrors the GitHub seed into Forgejo, which must be healthy first. */
+  readonly mirrorApp: { readonly name: string; readonly syncWave: number };
+  /** The Phase-0 step that runs Forgejo. */
+  readonly forgejoStep: string;
+  /** The Phase-0 files (under `dist/bootstrap/`) whose content changes and that must be re-applied. */
+  readonly reapply: readonly string[];
+  /** The runbook, relative to `dist/`. */
+  readonly runbook: string;
+}
+
+/** The whole plan. */
+export interface HomelabPlan {
+  readonly steps: readonly PlannedStep[];
+  /** The step that hands over to Argo CD by applying the root app. */
+  readonly handoverStep: string;
+  readonly rootApp: string;
+  readonly project: string;
+  /** Waves that hold Applications, in ascending order. */
+  readonly waves: readonly PlannedWave[];
+  readonly cutover: PlannedCutover;
+}
+
+/** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
+export const RUNBOOK_FILE = 'bootstrap/bootstrap.sh';
+
+/** Builds the plan from the synthesized program. Pure: reads only its input, and sorts what it derives. */
+export function buildPlan(input: PlanInput): HomelabPlan {
+  const { bootstrap, argocd } = input;
+  const steps = planSteps(bootstrap.steps).map((p): PlannedStep => ({
+    index: p.index,
+    stepName: p.step.stepName,
+    fileName: p.fileName,
+    kustomization: p.applyFlag === '-k',
+    summary: p.step.summary,
+    dependencies: allDependencies(p.step).map((d) => ({ stepName: d.step.stepName, reason: d.reason })),
+    preconditions: p.step.preconditions.map(describePrecondition),
+    waits: p.step.waits.map(describeWait),
+  }));
+
+  const byWave = new Map<number, PlannedApplication[]>();
+  for (const app of [...argocd.applications.values()].sort(byName)) {
+    const list = byWave.get(app.syncWave) ?? [];
+    list.push(planApplication(app));
+    byWave.set(app.syncWave, list);
+  }
+  const waves = [...byWave.keys()].sort((a, b) => a - b).map((wave) => ({
+    wave,
+    role: waveRole(wave),
+    applications: byWave.get(wave) ?? [],
+  }));
+
+  return {
+    steps,
+    handoverStep: bootstrap.argocdRoot.stepName,
+    rootApp: argocd.root.name,
+    project: argocd.project.name,
+    waves,
+    cutover: planCutover(input),
+  };
+}
+
+/** One line describing a precondition, for plans. */
+export function describePrecondition(pre: Precondition): string {
+  switch (pre.kind) {
+    case 'secret-exists':
+      return `Secret ${pre.namespace}/${pre.name} exists. ${pre.hint}`;
+    case 'local-file':
+      return `local file ${pre.defaultPath} (or $${pre.variable}) exists. ${pre.hint}`;
+    default: {
+      // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
+      const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;
+      if (other.kind === 'generated-secret') {
+        return `Secret ${other.namespace}/${other.name} exists; when it does not, the runbook creates it with a random ` +
+          `'${other.key}' and never changes it afterwards.`;
+      }
+      return `${other.kind}: ${[other.namespace, other.name].filter((x) => x !== undefined).join('/')}`;
+    }
+  }
+}
+
+/** One line describing an Application source. */
+export function describeSource(source: ApplicationSource): string {
+  switch (source.kind) {
+    case 'git-path': {
+      const filters = [source.recurse ? 'recursive' : '', source.include ? `include ${source.include}` : '',
+        source.exclude ? `exclude ${source.exclude}` : ''].filter((f) => f !== '');
+      return `git ${source.path}${filters.length > 0 ? ` (${filters.join(', ')})` : ''}`;
+    }
+    case 'plugin':
+      return `plugin ${source.pluginName} at ${source.path}`;
+    case 'helm-chart':
+      return `helm ${source.chart} ${source.version} from ${chartRepoUrl(source)}`;
+  }
+}
+
+function planApplication(app: HomelabApplication): PlannedApplication {
+  return {
+    name: app.name,
+    namespace: app.namespace,
+    syncWave: app.syncWave,
+    file: `${ARGOCD_DIST.apps}/${app.name}.yaml`,
+    sources: app.sources.map(describeSource),
+    valueFiles: app.sources.flatMap((s) => (s.kind === 'helm-chart' ? s.valueFiles ?? [] : [])),
+    dependsOn: app.dependsOn.map((d) => d.name),
+  };
+}
+
+/** The role of a wave from the `SYNC_WAVES` table, in lower-case words. */
+function waveRole(wave: number): string {
+  const entry = Object.entries(SYNC_WAVES).find(([, w]) => w === wave);
+  return entry ? entry[0].toLowerCase().replace(/_/g, ' ') : `wave ${wave}`;
+}
+
+function planCutover(input: PlanInput): PlannedCutover {
+  const { config, bootstrap, argocd } = input;
+  const source = config.git.source ?? 'github';
+  const withSource = (s: 'github' | 'forgejo'): HomelabConfig => ({ ...config, git: { ...config.git, source: s } });
+  // The other side of the cutover, defined by the same code from the same config: its credential (auth, key
+  // file) and step files are read from it, never retyped here. It lives in its own App and is never rendered.
+  const otherConfig = withSource(source === 'github' ? 'forgejo' : 'github');
+  const other = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', {
+    config: otherConfig,
+    repoUrl: (forgejo) => repoUrlFor(otherConfig, forgejo),
+  });
+  const sides = source === 'github' ? { github: bootstrap, forgejo: other } : { github: other, forgejo: bootstrap };
+  const reapplied = [sides.forgejo.repoCredentialStep, sides.forgejo.argocdRoot];
+  const forgejoFiles = planSteps(sides.forgejo.steps).filter((p) => reapplied.includes(p.step)).map((p) => p.fileName);
+
+  const apps = [...argocd.applications.values()].sort(byName);
+  const readsRepo = (a: HomelabApplication) => a.sourceRepoUrls.includes(a.repo.url);
+  return {
+    source,
+    githubUrl: repoUrlFor(withSource('github'), bootstrap.forgejo),
+    forgejoUrl: repoUrlFor(withSource('forgejo'), bootstrap.forgejo),
+    rootApp: { name: argocd.root.name, file: `${ARGOCD_DIST.root}/${argocd.root.name}.yaml` },
+    flippedApplications: apps.filter(readsRepo).map((a) => a.name),
+    unchangedApplications: apps.filter((a) => !readsRepo(a)).map((a) => a.name),
+    project: {
+      name: argocd.project.name,
+      file: `${ARGOCD_DIST.projects}/${argocd.project.name}.yaml`,
+      chartRepos: argocd.project.sourceRepos.length - 1,
+    },
+    credential: {
+      namespace: bootstrap.repoCredential.namespace,
+      name: bootstrap.repoCredential.name,
+      github: planCredential(sides.github.repoCredentialStep, sides.github.repoCredential.auth),
+      forgejo: planCredential(sides.forgejo.repoCredentialStep, sides.forgejo.repoCredential.auth),
+    },
+    mirrorApp: { name: argocd.forgejoMirrorApp.name, syncWave: argocd.forgejoMirrorApp.syncWave },
+    forgejoStep: bootstrap.forgejoStep.stepName,
+    reapply: forgejoFiles,
+    runbook: RUNBOOK_FILE,
+  };
+}
+
+function planCredential(step: BootstrapStep, auth: string): PlannedCredential {
+  const file = step.preconditions.find((p): p is Extract<Precondition, { kind: 'local-file' }> => p.kind === 'local-file');
+  if (!file) throw new Error(`internal: bootstrap step '${step.stepName}' reads no local key or token file`);
+  return { auth, variable: file.variable, defaultPath: file.defaultPath, hint: file.hint };
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -1,0 +1,148 @@
+import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
+import { textStyle, TextStyle, wrap } from './text-layout';
+
+/** Options for `renderPlanText()`. */
+export interface PlanTextOptions {
+  /**
+   * Colour the output with ANSI escape sequences.
+   * @default false
+   */
+  readonly color?: boolean;
+  /**
+   * Terminal width every line is wrapped to.
+   * @default 80
+   */
+  readonly width?: number;
+}
+
+/** Widest name column of a wave before names stop being aligned. */
+const NAME_COLUMN_MAX = 24;
+
+/**
+ * Renders the plan for the terminal: the Phase-0 steps in apply order (what each needs and why, what is
+ * checked before and waited for after it), the Argo CD waves with their Applications and dependencies, and
+ * the Phase-2 cutover. Every line fits in `width` columns; colour only when `color` is set.
+ */
+export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {}): string {
+  const width = options.width ?? 80;
+  if (!Number.isInteger(width) || width < 40) throw new Error(`plan: width must be a whole number of at least 40, got ${width}`);
+  const style = textStyle(options.color ?? false);
+  const out: string[] = [
+    ...heading(`Homelab plan: Phase 0 by hand, then Argo CD waves, then the Phase-2 cutover`, width, style),
+    '',
+    ...phase0(plan, width, style),
+    '',
+    ...waves(plan, width, style),
+    '',
+    ...cutover(plan.cutover, width, style),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+function heading(text: string, width: number, style: TextStyle): string[] {
+  return wrap(text, width).map((l) => style.bold(l));
+}
+
+function para(text: string, width: number, indent: string): string[] {
+  return wrap(text, width, indent);
+}
+
+function phase0(plan: HomelabPlan, width: number, style: TextStyle): string[] {
+  const numberWidth = String(plan.steps.length).length;
+  const lines = [
+    ...heading(`Phase 0: bootstrap steps, in the order dist/${plan.cutover.runbook} applies them`, width, style),
+    ...para('Each step starts only when the steps it needs are applied and their waits have passed. ' +
+      'Re-running the runbook is safe: applies are idempotent and finished waits pass at once.', width, '  '),
+  ];
+  for (const step of plan.steps) lines.push('', ...phase0Step(step, numberWidth, width, style));
+  return lines;
+}
+
+function phase0Step(step: PlannedStep, numberWidth: number, width: number, style: TextStyle): string[] {
+  const number = `${String(step.index).padStart(numberWidth)}.`;
+  const body = ' '.repeat(2 + number.length + 1);
+  const file = step.kustomization ? `${step.fileName}/` : step.fileName;
+  const label = (name: string) => `${body}${style.dim(name.padEnd(6))} `;
+  const labelIndent = ' '.repeat(body.length + 7);
+  return [
+    ...wrap(`${style.bold(style.cyan(step.stepName))} ${style.dim(`(${file})`)}`, width, `  ${number} `, body),
+    ...wrap(step.summary, width, body),
+    ...step.dependencies.flatMap((d) => wrap(`${style.cyan(d.stepName)}: ${d.reason}`, width, label('needs'), labelIndent)),
+    ...step.preconditions.flatMap((p) => wrap(p, width, label('check'), labelIndent)),
+    ...step.waits.flatMap((w) => wrap(w, width, label('wait'), labelIndent)),
+  ];
+}
+
+function waves(plan: HomelabPlan, width: number, style: TextStyle): string[] {
+  const handover = plan.steps.find((s) => s.stepName === plan.handoverStep);
+  const lines = [
+    ...heading(`Argo CD: the root app '${plan.rootApp}' syncs its Applications wave by wave`, width, style),
+    ...para(`Phase 0 hands over at step ${handover?.index ?? '?'} (${plan.handoverStep}), which applies the ` +
+      `AppProject '${plan.project}' and the root app. Argo CD starts a wave only when every Application of the ` +
+      'waves before it is healthy; an Application needs only Applications of earlier waves.', width, '  '),
+  ];
+  const waveOf = new Map(plan.waves.flatMap((w) => w.applications.map((a) => [a.name, w.wave] as const)));
+  for (const wave of plan.waves) lines.push('', ...waveLines(wave, waveOf, width, style));
+  return lines;
+}
+
+function waveLines(wave: PlannedWave, waveOf: ReadonlyMap<string, number>, width: number, style: TextStyle): string[] {
+  const column = Math.min(NAME_COLUMN_MAX, Math.max(...wave.applications.map((a) => a.name.length)));
+  const lines = [style.bold(style.magenta(`  Wave ${wave.wave}: ${wave.role}`))];
+  for (const app of wave.applications) {
+    const pad = ' '.repeat(Math.max(0, column - app.name.length));
+    lines.push(...wrap(`namespace ${app.namespace}`, width, `    ${style.cyan(app.name)}${pad}  `, '      '));
+    for (const dep of app.dependsOn) {
+      lines.push(...wrap(`${style.dim('needs')} ${dep} (wave ${waveOf.get(dep) ?? '?'})`, width, '      ', '        '));
+    }
+  }
+  return lines;
+}
+
+function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
+  const status = c.source === 'github'
+    ? 'Status: pending. git.source is \'github\', so Argo CD reads the GitHub seed.'
+    : 'Status: done. git.source is \'forgejo\', so Argo CD reads Forgejo.';
+  // Cut first, then style, so a URL wider than the terminal is cut like any other word.
+  const url = (text: string, colour: (t: string) => string) => wrap(text, width, '    ').map((l) => `    ${colour(l.slice(4))}`);
+  const item = (text: string) => wrap(text, width, '    - ', '      ');
+  const cred = c.credential;
+  const creds = (side: typeof cred.github) => `${side.auth === 'ssh' ? 'an SSH deploy key' : 'an HTTP token'} ` +
+    `(${side.defaultPath}, or $${side.variable})`;
+  const [credentialFile, rootFile] = c.reapply;
+  const lines = [
+    ...heading('Phase 2: cutover from the GitHub seed to Forgejo', width, style),
+    ...para(status, width, '  '),
+    '',
+    ...para('Every place Argo CD names the homelab repository flips together (repoUrlFor), from the GitHub seed', width, '  '),
+    ...url(c.githubUrl, style.yellow),
+    ...para('to Forgejo\'s in-cluster URL', width, '  '),
+    ...url(c.forgejoUrl, style.green),
+    '',
+    '  What flips:',
+    ...item(`the root app '${c.rootApp.name}' (${c.rootApp.file}): its repoURL`),
+    ...item(`${c.flippedApplications.length} Applications (argocd/apps/): the repoURL of every source in the homelab repository`),
+    ...(c.unchangedApplications.length > 0
+      ? item(`unchanged: ${c.unchangedApplications.join(', ')} (chart repositories only)`)
+      : []),
+    ...item(`the AppProject '${c.project.name}' (${c.project.file}): the homelab repository in sourceRepos; ` +
+      `the ${c.project.chartRepos} chart repositories stay`),
+    ...item(`the repository credential Secret ${cred.namespace}/${cred.name}: its url, and ${creds(cred.github)} ` +
+      `becomes ${creds(cred.forgejo)}`),
+    '',
+    '  How:',
+  ];
+  const steps = [
+    `Check that Forgejo serves the repository: step ${c.forgejoStep} is up and the Application ${c.mirrorApp.name} ` +
+      `(wave ${c.mirrorApp.syncWave}) has pull-mirrored the GitHub seed.`,
+    `Prepare ${cred.forgejo.defaultPath} (or set $${cred.forgejo.variable}). ${cred.forgejo.hint}`,
+    'Set git.source: \'forgejo\' in the homelab config.',
+    'Synthesize (npm run synth) and review the diff of dist/: the URLs above and the credential change.',
+    'Merge. Argo CD, still reading the GitHub seed, syncs the Applications and the project with the new URL.',
+    `Right after the merge, re-run dist/${c.runbook}: it re-applies ${credentialFile} (Forgejo's URL and token) and ` +
+      `${rootFile} (the root app reads Forgejo). Until then Argo CD has no credential for Forgejo. ` +
+      'The other steps are unchanged and pass at once.',
+  ];
+  steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
+  return lines;
+}

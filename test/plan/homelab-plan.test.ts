@@ -1,0 +1,103 @@
+import { repoUrlFor } from '../../lib/argocd';
+import { allDependencies, describeWait, planSteps } from '../../lib/bootstrap/core';
+import { describePrecondition, describeSource } from '../../lib/plan';
+import ddbCluster from '../../examples/ddb-cluster.config';
+import { planFor, withGit } from './util';
+
+describe('buildPlan, reference homelab', () => {
+  const { config, bootstrap, argocd, plan, tree } = planFor();
+
+  test('steps are in planSteps order, with their files', () => {
+    const planned = planSteps(bootstrap.steps);
+    expect(plan.steps.map((s) => [s.index, s.stepName, s.fileName])).toEqual(planned.map((p) => [p.index, p.step.stepName, p.fileName]));
+    for (const s of plan.steps) {
+      expect(tree.has(`bootstrap/${s.fileName}${s.kustomization ? '/kustomization.yaml' : ''}`)).toBe(true);
+    }
+  });
+
+  test('each step carries every dependency with its reason, its preconditions and its waits', () => {
+    for (const p of planSteps(bootstrap.steps)) {
+      const s = plan.steps.find((x) => x.stepName === p.step.stepName)!;
+      expect(s.dependencies).toEqual(allDependencies(p.step).map((d) => ({ stepName: d.step.stepName, reason: d.reason })));
+      expect(s.waits).toEqual(p.step.waits.map(describeWait));
+      expect(s.preconditions).toEqual(p.step.preconditions.map(describePrecondition));
+    }
+  });
+
+  test('every Application sits in exactly one wave, its own; waves ascend', () => {
+    const listed = plan.waves.flatMap((w) => w.applications.map((a) => [a.name, w.wave]));
+    expect(listed.map(([n]) => n).sort()).toEqual([...argocd.applications.keys()].sort());
+    for (const [name, wave] of listed) expect(wave).toBe(argocd.applications.get(name as string)!.syncWave);
+    const waves = plan.waves.map((w) => w.wave);
+    expect(waves).toEqual([...waves].sort((a, b) => a - b));
+    expect(plan.waves.find((w) => w.wave === 0)?.role).toBe('substrate');
+  });
+
+  test('Applications carry their dependsOn, namespace, sources and file', () => {
+    for (const app of argocd.applications.values()) {
+      const planned = plan.waves.flatMap((w) => w.applications).find((a) => a.name === app.name)!;
+      expect(planned.dependsOn).toEqual(app.dependsOn.map((d) => d.name));
+      expect(planned.namespace).toBe(app.namespace);
+      expect(planned.sources).toEqual(app.sources.map(describeSource));
+      expect(tree.has(planned.file)).toBe(true);
+    }
+    const temporal = plan.waves.flatMap((w) => w.applications).find((a) => a.name === 'temporal')!;
+    expect(temporal.dependsOn).toEqual(['data-schemas']);
+  });
+
+  test('the cutover names both URLs from repoUrlFor, and the files to re-apply', () => {
+    const c = plan.cutover;
+    expect(c.source).toBe('github');
+    expect(c.githubUrl).toBe(config.git.githubSeedUrl);
+    expect(c.forgejoUrl).toBe(repoUrlFor(withGit({ source: 'forgejo' }), bootstrap.forgejo));
+    expect(c.forgejoUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
+    expect(c.reapply).toEqual(['06-argocd-repo-credential', '07-argocd-root.yaml']);
+    expect(tree.has(c.runbook)).toBe(true);
+    expect(tree.has(c.rootApp.file)).toBe(true);
+    expect(tree.has(c.project.file)).toBe(true);
+    expect(c.flippedApplications).toEqual([...argocd.applications.keys()].sort());
+    expect(c.unchangedApplications).toEqual([]);
+  });
+
+  test('the cutover credential: the seed deploy key becomes a Forgejo token, read from the bootstrap code', () => {
+    const cred = plan.cutover.credential;
+    expect([cred.namespace, cred.name]).toEqual([bootstrap.repoCredential.namespace, bootstrap.repoCredential.name]);
+    expect(cred.github).toMatchObject({ auth: 'ssh', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/.ssh/argocd_seed' });
+    expect(cred.forgejo).toMatchObject({ auth: 'http-token', variable: 'FORGEJO_READ_TOKEN' });
+  });
+});
+
+describe('buildPlan after the cutover', () => {
+  const before = planFor().plan;
+  const { plan, bootstrap } = planFor(withGit({ source: 'forgejo' }));
+
+  test('names the same two URLs and the same credentials, with status forgejo', () => {
+    expect(plan.cutover.source).toBe('forgejo');
+    expect(plan.cutover.githubUrl).toBe(before.cutover.githubUrl);
+    expect(plan.cutover.forgejoUrl).toBe(before.cutover.forgejoUrl);
+    expect(plan.cutover.credential).toEqual(before.cutover.credential);
+    expect(bootstrap.repoCredential.url).toBe(plan.cutover.forgejoUrl);
+  });
+
+  test('the root step now also needs Forgejo', () => {
+    const root = plan.steps.find((s) => s.stepName === 'argocd-root')!;
+    expect(root.dependencies.map((d) => d.stepName)).toContain('forgejo');
+  });
+});
+
+describe('describePrecondition and describeSource', () => {
+  test('describe each kind in one line', () => {
+    expect(describePrecondition({ kind: 'secret-exists', namespace: 'cicd', name: 'db', hint: 'Create it.' }))
+      .toBe('Secret cicd/db exists. Create it.');
+    expect(describePrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'Make it.' }))
+      .toBe('local file ~/k (or $KEY) exists. Make it.');
+    expect(describeSource({ kind: 'git-path', path: 'k8s/a', exclude: '*-values.yaml' })).toBe('git k8s/a (exclude *-values.yaml)');
+    expect(describeSource({ kind: 'plugin', path: '.', pluginName: 'sops' })).toBe('plugin sops at .');
+    expect(describeSource({ kind: 'helm-chart', repoURL: 'oci://ghcr.io/x', chart: 'c', version: '1.0.0' })).toBe('helm c 1.0.0 from oci://ghcr.io/x/c');
+  });
+});
+
+test('the ddb-cluster example plans its shared cluster step', () => {
+  const { plan } = planFor(ddbCluster);
+  expect(plan.steps.map((s) => s.stepName)).toContain('postgres-ddb-cluster');
+});

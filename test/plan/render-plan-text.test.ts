@@ -1,0 +1,123 @@
+import { planSteps } from '../../lib/bootstrap/core';
+import { renderPlanText } from '../../lib/plan';
+import ddbCluster from '../../examples/ddb-cluster.config';
+import { parsePlanText, planFor, withGit } from './util';
+
+const ANSI = /\x1b\[/;
+
+describe('renderPlanText, reference homelab', () => {
+  const { bootstrap, argocd, plan } = planFor();
+  const text = renderPlanText(plan);
+  const parsed = parsePlanText(text);
+
+  test('lists the Phase-0 steps in planSteps order, each with its file', () => {
+    const planned = planSteps(bootstrap.steps);
+    expect(parsed.steps.map((s) => s.stepName)).toEqual(planned.map((p) => p.step.stepName));
+    expect(parsed.steps.map((s) => s.index)).toEqual(planned.map((p) => p.index));
+    expect(parsed.steps.map((s) => s.file)).toEqual(planned.map((p) => (p.applyFlag === '-k' ? `${p.fileName}/` : p.fileName)));
+  });
+
+  test('says why each step needs the ones before it, and what it checks and waits for', () => {
+    for (const step of plan.steps) {
+      const shown = parsed.steps.find((s) => s.stepName === step.stepName)!;
+      expect(shown.needs).toEqual(step.dependencies.map((d) => `${d.stepName}: ${d.reason}`));
+      expect(shown.checks).toEqual(step.preconditions);
+      expect(shown.waits).toEqual(step.waits);
+      // Everything a step needs is listed above it.
+      for (const d of step.dependencies) expect(plan.steps.findIndex((s) => s.stepName === d.stepName)).toBeLessThan(step.index - 1);
+    }
+    const forgejo = parsed.steps.find((s) => s.stepName === 'forgejo')!;
+    expect(forgejo.needs).toContainEqual(expect.stringMatching(/^postgres-forgejo-db: Forgejo needs database 'forgejo'/));
+    expect(forgejo.waits).toContain('Deployment cicd/forgejo rolled out');
+    const credential = parsed.steps.find((s) => s.stepName === 'argocd-repo-credential')!;
+    expect(credential.checks).toEqual([expect.stringMatching(/^local file ~\/.ssh\/argocd_seed \(or \$SEED_DEPLOY_KEY\) exists\./)]);
+  });
+
+  test('lists every Application under its own wave, with its namespace', () => {
+    expect([...parsed.waveOf.keys()].sort()).toEqual([...argocd.applications.keys()].sort());
+    for (const app of argocd.applications.values()) {
+      expect([app.name, parsed.waveOf.get(app.name)]).toEqual([app.name, app.syncWave]);
+      expect(parsed.namespaceOf.get(app.name)).toBe(app.namespace);
+    }
+  });
+
+  test('lists each Application\'s dependencies with their waves', () => {
+    for (const app of argocd.applications.values()) {
+      expect([app.name, parsed.needsOf.get(app.name)]).toEqual([app.name, app.dependsOn.map((d) => `${d.name} (wave ${d.syncWave})`)]);
+    }
+    expect(parsed.needsOf.get('blackbox')).toEqual(['prometheus-crds (wave 0)']);
+  });
+
+  test('the cutover section lists the GitHub seed and the Forgejo URL, what flips and how', () => {
+    const cutover = parsed.sections.cutover;
+    expect(cutover).toContain(`    ${plan.cutover.githubUrl}`);
+    expect(cutover).toContain(`    ${plan.cutover.forgejoUrl}`);
+    expect(cutover.indexOf(`    ${plan.cutover.githubUrl}`)).toBeLessThan(cutover.indexOf(`    ${plan.cutover.forgejoUrl}`));
+    const joined = cutover.map((l) => l.trim()).join(' ');
+    expect(joined).toContain('Status: pending.');
+    expect(joined).toContain('the root app \'root\' (argocd/root/root.yaml)');
+    expect(joined).toContain(`${argocd.applications.size} Applications`);
+    expect(joined).toContain('the AppProject \'homelab\'');
+    expect(joined).toContain('the repository credential Secret argocd/homelab-repo');
+    expect(joined).toContain('3. Set git.source: \'forgejo\' in the homelab config.');
+    expect(joined).toMatch(/re-run dist\/bootstrap\/bootstrap\.sh: it re-applies 06-argocd-repo-credential .* and 07-argocd-root\.yaml/);
+  });
+
+  test('no line is wider than 80 columns', () => {
+    const wide = text.split('\n').filter((l) => l.length > 80);
+    expect(wide).toEqual([]);
+  });
+
+  test('no colour codes unless asked for', () => {
+    expect(text).not.toMatch(ANSI);
+    const coloured = renderPlanText(plan, { color: true });
+    expect(coloured).toMatch(ANSI);
+    // Colour changes nothing but the escape sequences.
+    expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(text);
+  });
+
+  test('the order of sections: Phase 0, then Argo CD, then the cutover', () => {
+    const lines = text.split('\n');
+    const at = (prefix: string) => lines.findIndex((l) => l.startsWith(prefix));
+    expect(at('Phase 0:')).toBeLessThan(at('Argo CD:'));
+    expect(at('Argo CD:')).toBeLessThan(at('Phase 2:'));
+  });
+});
+
+describe('renderPlanText, other configs', () => {
+  test('after the cutover the status is done and the root step needs Forgejo', () => {
+    const text = renderPlanText(planFor(withGit({ source: 'forgejo' })).plan);
+    const parsed = parsePlanText(text);
+    expect(parsed.sections.cutover.join('\n')).toContain('Status: done.');
+    expect(parsed.steps.find((s) => s.stepName === 'argocd-root')!.needs).toContainEqual(expect.stringMatching(/^forgejo: /));
+  });
+
+  test('the ddb-cluster example fits in 80 columns', () => {
+    const wide = renderPlanText(planFor(ddbCluster).plan).split('\n').filter((l) => l.length > 80);
+    expect(wide).toEqual([]);
+  });
+
+  test('a URL wider than the terminal is cut, never overflows, in colour too', () => {
+    // GIVEN a seed whose Forgejo URL is longer than a line
+    const owner = 'an-organisation-with-a-really-long-name';
+    const { plan } = planFor(withGit({ githubSeedUrl: `git@github.com:${owner}/homelab-repository-with-a-long-name.git` }));
+    expect(plan.cutover.forgejoUrl.length).toBeGreaterThan(80);
+    // WHEN
+    for (const color of [false, true]) {
+      const lines = renderPlanText(plan, { color }).split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
+      // THEN
+      expect(lines.filter((l) => l.length > 80)).toEqual([]);
+      const at = lines.findIndex((l) => l.startsWith('    http://forgejo-http'));
+      expect(`${lines[at].trim()}${lines[at + 1].trim()}`).toBe(plan.cutover.forgejoUrl);
+    }
+  });
+
+  test('a narrower width is honoured', () => {
+    const lines = renderPlanText(planFor().plan, { width: 60 }).split('\n');
+    expect(lines.filter((l) => l.length > 60)).toEqual([]);
+  });
+
+  test('throws on a width too narrow to lay out', () => {
+    expect(() => renderPlanText(planFor().plan, { width: 20 })).toThrow('plan: width must be a whole number of at least 40, got 20');
+  });
+});
