@@ -6,7 +6,8 @@ import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
 import type { ApplicationConfig } from '../config/argocd-config';
 import type { HomelabConfig } from '../config/homelab-config';
 import { ProblemCollector } from '../shared/errors';
-import { OutputTree, sortedTree, toYaml } from '../synth/output-tree';
+import { OutputTree, sortedTree } from '../synth/output-tree';
+import { ChartRenderer, renderYaml } from '../synth/render-chart';
 import { DataSchemas } from './data-schemas/data-schemas';
 import { ARGOCD_DIST } from './dist-layout';
 import { ForgejoMirrorJob } from './forgejo-mirror/forgejo-mirror-job';
@@ -210,19 +211,18 @@ export class ArgoCdChart extends Chart {
   /**
    * Every file of the tree, relative to `dist/`, in sorted order: `argocd/projects/<project>.yaml`,
    * `argocd/root/<root>.yaml`, `argocd/apps/<name>.yaml`, and the generated values, data-schemas and mirror
-   * files. Runs the tree's validations first and throws with all of their messages.
+   * files. Runs the app's validations first (once per app: `ChartRenderer` shares them with the bootstrap's
+   * rendering) and throws with all of their messages.
    */
   public render(): OutputTree {
-    const errors = this.node.findAll().flatMap((c) => c.node.validate().map((m) => `[${c.node.path}] ${m}`));
-    if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
-
+    ChartRenderer.of(this);
     const tree: OutputTree = new Map();
-    tree.set(`${ARGOCD_DIST.projects}/${this.project.name}.yaml`, toYaml([this.project.resource.toJson()]));
-    tree.set(`${ARGOCD_DIST.root}/${this.root.name}.yaml`, toYaml([this.root.resource.toJson()]));
-    for (const [name, app] of this.applications) tree.set(`${ARGOCD_DIST.apps}/${name}.yaml`, toYaml([app.resource.toJson()]));
-    if (this.temporal) tree.set(this.temporal.valuesFile, toYaml([sortKeys(this.temporal.values)]));
+    tree.set(`${ARGOCD_DIST.projects}/${this.project.name}.yaml`, renderYaml([this.project.resource.toJson()]));
+    tree.set(`${ARGOCD_DIST.root}/${this.root.name}.yaml`, renderYaml([this.root.resource.toJson()]));
+    for (const [name, app] of this.applications) tree.set(`${ARGOCD_DIST.apps}/${name}.yaml`, renderYaml([app.resource.toJson()]));
+    if (this.temporal) tree.set(this.temporal.valuesFile, renderYaml([sortKeys(this.temporal.values)]));
     if (this.dataSchemas) for (const [p, content] of this.dataSchemas.manifests()) tree.set(p, content);
-    tree.set(`${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`, toYaml([this.forgejoMirrorJob.job.toJson()]));
+    tree.set(`${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`, renderYaml([this.forgejoMirrorJob.job.toJson()]));
     return sortedTree(tree);
   }
 }

@@ -1,5 +1,6 @@
-import { ApiObject, Chart } from 'cdk8s';
+import { Chart } from 'cdk8s';
 import { OutputTree, toYaml } from '../../synth/output-tree';
+import { ChartRenderer, RenderedObject } from '../../synth/render-chart';
 import { BootstrapStep } from './bootstrap-step';
 import { orderSteps } from './order-steps';
 
@@ -62,16 +63,10 @@ export function renderSteps(planned: readonly RenderedStep[], prefix: string): O
   return tree;
 }
 
-/** The chart's API objects with their JSON, in the chart's dependency order. */
-function chartObjects(chart: Chart): { obj: ApiObject; json: Record<string, any> }[] {
-  const json = chart.toJson();
-  const objs = chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && Chart.of(c) === chart);
-  // toJson() returns objects in dependency order; match them back to their ApiObject by kind/namespace/name.
-  const key = (j: any) => `${j.apiVersion}|${j.kind}|${j.metadata?.namespace ?? ''}|${j.metadata?.name}`;
-  const byKey = new Map(objs.map((o) => [key(o.toJson()), o]));
-  return json.map((j: any) => {
-    const obj = byKey.get(key(j));
-    if (!obj) throw new Error(`internal: object ${key(j)} of step ${chart.node.id} not found`);
-    return { obj, json: j };
-  });
+/**
+ * The chart's API objects with their JSON, in the chart's dependency order: what `chart.toJson()` returns, but
+ * the app's dependencies are resolved and its validations run once for all steps, not once per step.
+ */
+function chartObjects(chart: Chart): RenderedObject[] {
+  return ChartRenderer.of(chart).chartObjects(chart);
 }
