@@ -1,0 +1,67 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import type { GitConfig, HomelabConfig } from '../config/homelab-config';
+import { synthesizeHomelab } from '../homelab-app';
+import { auditCoverage, CoverageReport, findingCount } from './audit-coverage';
+import { coverageModel } from './coverage-model';
+import { formatReport, reportJson } from './format-report';
+import { scanRepoTree } from './repo-tree';
+
+/** How to call the command. */
+export const COVERAGE_USAGE = 'Usage: npm run coverage -- --repo <path to a homelab checkout> [--json] [--config <file.ts>]';
+
+/** What the command prints and its exit code: 0 clean, 1 findings, 2 usage error or a config that does not synthesize. */
+export interface CoverageCommandResult {
+  readonly exitCode: 0 | 1 | 2;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Synthesizes `config` and audits the homelab checkout at `repoRoot` against its Applications. Throws when
+ * the config does not synthesize.
+ */
+export function auditHomelabCoverage(config: HomelabConfig, repoRoot: string): CoverageReport {
+  // The audit reports missing paths itself; the synth-time check of git.repoRoot would throw on the first one.
+  const { argocd } = synthesizeHomelab({ ...config, git: withoutRepoRoot(config.git) });
+  return auditCoverage(coverageModel(argocd, config.argocd.unmanaged ?? []), scanRepoTree(repoRoot));
+}
+
+/** The `coverage` command: parses `argv` (`--repo <path>`, `--json`, `--help`), audits, and renders the result. */
+export function coverageCommand(config: HomelabConfig, argv: readonly string[]): CoverageCommandResult {
+  const usageError = (message: string): CoverageCommandResult => ({ exitCode: 2, stdout: '', stderr: `coverage: ${message}\n${COVERAGE_USAGE}\n` });
+  let repo: string | undefined;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') return { exitCode: 0, stdout: `${COVERAGE_USAGE}\n`, stderr: '' };
+    if (arg === '--json') {
+      json = true;
+    } else if (arg === '--repo' || arg.startsWith('--repo=')) {
+      repo = arg === '--repo' ? argv[++i] : arg.slice('--repo='.length);
+      if (repo === undefined || repo.length === 0 || repo.startsWith('--')) return usageError('--repo needs the path of a homelab checkout.');
+    } else {
+      return usageError(`unknown argument '${arg}'.`);
+    }
+  }
+  if (repo === undefined) return usageError('missing --repo <path to a homelab checkout>.');
+  const root = path.resolve(repo);
+  if (!fs.existsSync(root)) return usageError(`repo path '${repo}' does not exist.`);
+  if (!fs.statSync(root).isDirectory()) return usageError(`repo path '${repo}' is not a directory.`);
+
+  let report: CoverageReport;
+  try {
+    report = auditHomelabCoverage(config, root);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { exitCode: 2, stdout: '', stderr: `coverage: the config does not synthesize, so there is nothing to compare.\n${message}\n` };
+  }
+  return { exitCode: findingCount(report) === 0 ? 0 : 1, stdout: json ? reportJson(report) : formatReport(report), stderr: '' };
+}
+
+/** `git` without `repoRoot` (a local path that turns missing Application paths into synth errors). */
+function withoutRepoRoot(git: GitConfig): GitConfig {
+  const copy: Record<string, unknown> = { ...git };
+  delete copy.repoRoot;
+  return copy as unknown as GitConfig;
+}
