@@ -89,10 +89,13 @@ export class HomelabProject extends Construct {
     return [...this._applications].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** The homelab repository URL, then every chart repository in use, sorted. */
+  /**
+   * The homelab repository's URLs (GitHub seed, then Forgejo: both, so the Phase-2 cutover never strands an
+   * Application on a URL the project refuses), then every chart repository in use, sorted.
+   */
   public get sourceRepos(): string[] {
-    const charts = new Set(this._applications.flatMap((a) => a.sourceRepoUrls).filter((u) => u !== this.repo.url));
-    return [this.repo.url, ...[...charts].sort()];
+    const charts = new Set(this._applications.flatMap((a) => a.sourceRepoUrls).filter((u) => !this.repo.remotes.includes(u)));
+    return [...this.repo.remotes, ...[...charts].sort()];
   }
 
   /** Every namespace an Application deploys to, sorted. */

@@ -19,8 +19,10 @@ export function repoPathProblem(p: string): string | undefined {
 export class HomelabRepo {
   /** Builds the repository from the config and Forgejo's endpoint (used after the cutover). */
   public static fromConfig(config: HomelabConfig, forgejo: ForgejoEndpoint): HomelabRepo {
+    const at = (source: 'github' | 'forgejo') => repoUrlFor({ ...config, git: { ...config.git, source } }, forgejo);
     return new HomelabRepo({
       url: repoUrlFor(config, forgejo),
+      remotes: [at('github'), at('forgejo')],
       targetRevision: config.git.targetRevision ?? 'main',
       distPath: config.git.distPath ?? 'k8s/generated',
     });
@@ -28,12 +30,17 @@ export class HomelabRepo {
 
   /** The URL Argo CD clones. */
   public readonly url: string;
+  /**
+   * Every URL of the homelab repository (the GitHub seed, then Forgejo), whichever is in use. The project
+   * permits all of them, so the cutover never leaves an Application on a URL its project refuses.
+   */
+  public readonly remotes: readonly string[];
   /** Branch, tag or commit every Application tracks. */
   public readonly targetRevision: string;
   /** Repo-relative folder where `dist/` is committed. */
   public readonly distPath: string;
 
-  constructor(props: { readonly url: string; readonly targetRevision: string; readonly distPath: string }) {
+  constructor(props: { readonly url: string; readonly targetRevision: string; readonly distPath: string; readonly remotes?: readonly string[] }) {
     const problem = repoPathProblem(props.distPath);
     if (problem) {
       throw new Error(`git.distPath '${props.distPath}' ${problem}. Set git.distPath to the folder of the homelab repository ` +
@@ -43,6 +50,8 @@ export class HomelabRepo {
       throw new Error('git.targetRevision must not be empty. Set it to the branch Argo CD tracks, e.g. \'main\'.');
     }
     this.url = props.url;
+    this.remotes = props.remotes ?? [props.url];
+    if (!this.remotes.includes(this.url)) throw new Error(`internal: repository URL '${this.url}' is not one of its remotes`);
     this.targetRevision = props.targetRevision;
     this.distPath = props.distPath;
   }

@@ -125,6 +125,9 @@ export class BootstrapPlan extends Construct {
     });
     const source = config.git.source ?? 'github';
     this.repoCredential = new RepoCredential(this.repoCredentialStep, 'Credential', {
+      // One Secret per git host: applying Forgejo's credential at the cutover leaves GitHub's working until
+      // the root app has moved, so Argo CD is never without a credential for the URL it reads.
+      name: `homelab-repo-${source}`,
       url: props.repoUrl(this.forgejo),
       namespace: this.argocd.namespace,
       auth: source === 'github' ? 'ssh' : 'http-token',

@@ -71,6 +71,8 @@ export interface PlannedWave {
 
 /** How Argo CD authenticates to the homelab repository, on one side of the cutover. */
 export interface PlannedCredential {
+  /** Name of the repository Secret; one per git host, so both can exist during the cutover. */
+  readonly name: string;
   /** `ssh` (the GitHub deploy key) or `http-token` (a Forgejo access token). */
   readonly auth: string;
   /** The runbook variable that overrides the local file, e.g. `SEED_DEPLOY_KEY`. */
@@ -95,12 +97,11 @@ export interface PlannedCutover {
   readonly flippedApplications: readonly string[];
   /** Applications that read chart repositories only and do not change; sorted. */
   readonly unchangedApplications: readonly string[];
-  /** The AppProject, whose first `sourceRepos` entry (the homelab repository) flips; chart repositories stay. */
+  /** The AppProject: its `sourceRepos` permit both homelab URLs, so it does not change at the cutover. */
   readonly project: { readonly name: string; readonly file: string; readonly chartRepos: number };
-  /** The repository credential Secret, applied by Phase 0. */
+  /** The repository credential Secrets (one per git host), applied by Phase 0. */
   readonly credential: {
     readonly namespace: string;
-    readonly name: string;
     readonly github: PlannedCredential;
     readonly forgejo: PlannedCredential;
   };
@@ -244,13 +245,12 @@ function planCutover(input: PlanInput): PlannedCutover {
     project: {
       name: argocd.project.name,
       file: `${ARGOCD_DIST.projects}/${argocd.project.name}.yaml`,
-      chartRepos: argocd.project.sourceRepos.length - 1,
+      chartRepos: argocd.project.sourceRepos.length - argocd.repo.remotes.length,
     },
     credential: {
       namespace: bootstrap.repoCredential.namespace,
-      name: bootstrap.repoCredential.name,
-      github: planCredential(sides.github.repoCredentialStep, sides.github.repoCredential.auth),
-      forgejo: planCredential(sides.forgejo.repoCredentialStep, sides.forgejo.repoCredential.auth),
+      github: planCredential(sides.github.repoCredentialStep, sides.github.repoCredential),
+      forgejo: planCredential(sides.forgejo.repoCredentialStep, sides.forgejo.repoCredential),
     },
     mirrorApp: { name: argocd.forgejoMirrorApp.name, syncWave: argocd.forgejoMirrorApp.syncWave },
     forgejoStep: bootstrap.forgejoStep.stepName,
@@ -259,10 +259,10 @@ function planCutover(input: PlanInput): PlannedCutover {
   };
 }
 
-function planCredential(step: BootstrapStep, auth: string): PlannedCredential {
+function planCredential(step: BootstrapStep, credential: { readonly name: string; readonly auth: string }): PlannedCredential {
   const file = step.preconditions.find((p): p is Extract<Precondition, { kind: 'local-file' }> => p.kind === 'local-file');
   if (!file) throw new Error(`internal: bootstrap step '${step.stepName}' reads no local key or token file`);
-  return { auth, variable: file.variable, defaultPath: file.defaultPath, hint: file.hint };
+  return { name: credential.name, auth: credential.auth, variable: file.variable, defaultPath: file.defaultPath, hint: file.hint };
 }
 
 function byName(a: { name: string }, b: { name: string }): number {

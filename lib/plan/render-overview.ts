@@ -102,7 +102,7 @@ export function overviewDiagram(plan: HomelabPlan): OverviewDiagram {
   const credential = c.credential.forgejo;
   lines.push(`  ${cutoverId}{{${mermaidLabel(
     'Phase 2 cutover: git.source forgejo',
-    `every repoURL, the project's sourceRepos and the credential ${c.credential.namespace}/${c.credential.name}`,
+    `every repoURL, the project's sourceRepos, and the credential ${c.credential.namespace}/${c.credential.forgejo.name}`,
     `from ${c.githubUrl}`,
     `to ${c.forgejoUrl}`,
     `then re-apply ${c.reapply.join(', ')} (${credential.auth === 'ssh' ? 'SSH key' : 'token'} ${credential.defaultPath})`,
@@ -192,11 +192,10 @@ function cutoverSection(c: PlannedCutover): string[] {
     `| root app ${code(c.rootApp.name)} (${code(c.rootApp.file)}) | ${code(c.githubUrl)} | ${code(c.forgejoUrl)} |`,
     `| ${c.flippedApplications.length} Applications (${code('argocd/apps/')}), every source in the homelab repository ` +
       `| ${code(c.githubUrl)} | ${code(c.forgejoUrl)} |`,
-    `| AppProject ${code(c.project.name)} (${code(c.project.file)}), the homelab entry of ${code('sourceRepos')}; ` +
-      `the ${c.project.chartRepos} chart repositories stay | ${code(c.githubUrl)} | ${code(c.forgejoUrl)} |`,
-    `| repository credential Secret ${code(`${cred.namespace}/${cred.name}`)}, its ${code('url')} | ${code(c.githubUrl)} | ` +
-      `${code(c.forgejoUrl)} |`,
-    `| repository credential Secret ${code(`${cred.namespace}/${cred.name}`)}, its secret | ${side(cred.github)} | ${side(cred.forgejo)} |`,
+    `| AppProject ${code(c.project.name)} (${code(c.project.file)}): ${code('sourceRepos')} permit both URLs and ` +
+      `${c.project.chartRepos} chart repositories | unchanged | unchanged |`,
+    `| repository credential (one Secret per git host; GitHub's stays for disaster recovery) | ` +
+      `${code(`${cred.namespace}/${cred.github.name}`)}: ${side(cred.github)} | ${code(`${cred.namespace}/${cred.forgejo.name}`)}: ${side(cred.forgejo)} |`,
     ...(c.unchangedApplications.length > 0
       ? ['', `Unchanged (chart repositories only): ${c.unchangedApplications.map(code).join(', ')}.`]
       : []),
@@ -208,10 +207,11 @@ function cutoverSection(c: PlannedCutover): string[] {
     `2. Prepare ${code(cred.forgejo.defaultPath)} (or set ${code(`$${cred.forgejo.variable}`)}). ${text(cred.forgejo.hint)}`,
     `3. Set ${code('git.source: \'forgejo\'')} in the homelab config.`,
     `4. Synthesize (${code('npm run synth')}) and review the diff of ${code('dist/')}: the URLs above and the credential change.`,
-    '5. Merge. Argo CD, still reading the GitHub seed, syncs the Applications and the project with the new URL.',
-    `6. Right after the merge, re-run ${link(c.runbook)}: it re-applies ${code(credentialFile)} (Forgejo's URL and token) and ` +
-      `${code(rootFile)} (the root app reads Forgejo). Until then Argo CD has no credential for Forgejo. ` +
-      'The other steps are unchanged and pass at once.',
+    `5. Before merging, run ${link(c.runbook)} from the reviewed branch: it applies ${code(credentialFile)} (Forgejo's ` +
+      `credential, next to GitHub's) and ${code(rootFile)} (the root app reads Forgejo, whose mirror still holds the ` +
+      'GitHub-URL Applications). The other steps are unchanged and pass at once.',
+    '6. Merge. Forgejo pulls the merge on its next mirror interval; Argo CD then syncs every Application with ' +
+      'Forgejo\'s URL. Argo CD has a credential for every URL at every moment.',
   ];
 }
 

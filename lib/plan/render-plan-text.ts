@@ -125,10 +125,10 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
     ...(c.unchangedApplications.length > 0
       ? item(`unchanged: ${c.unchangedApplications.join(', ')} (chart repositories only)`)
       : []),
-    ...item(`the AppProject '${c.project.name}' (${c.project.file}): the homelab repository in sourceRepos; ` +
-      `the ${c.project.chartRepos} chart repositories stay`),
-    ...item(`the repository credential Secret ${cred.namespace}/${cred.name}: its url, and ${creds(cred.github)} ` +
-      `becomes ${creds(cred.forgejo)}`),
+    ...item(`unchanged: the AppProject '${c.project.name}' (${c.project.file}), whose sourceRepos permit both URLs ` +
+      `(and ${c.project.chartRepos} chart repositories), so no Application is ever on a URL its project refuses`),
+    ...item(`the repository credential: Secret ${cred.namespace}/${cred.forgejo.name} with ${creds(cred.forgejo)} is added; ` +
+      `${cred.namespace}/${cred.github.name} with ${creds(cred.github)} stays for disaster recovery`),
     '',
     '  How:',
   ];
@@ -138,10 +138,11 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
     `Prepare ${cred.forgejo.defaultPath} (or set $${cred.forgejo.variable}). ${cred.forgejo.hint}`,
     'Set git.source: \'forgejo\' in the homelab config.',
     'Synthesize (npm run synth) and review the diff of dist/: the URLs above and the credential change.',
-    'Merge. Argo CD, still reading the GitHub seed, syncs the Applications and the project with the new URL.',
-    `Right after the merge, re-run dist/${c.runbook}: it re-applies ${credentialFile} (Forgejo's URL and token) and ` +
-      `${rootFile} (the root app reads Forgejo). Until then Argo CD has no credential for Forgejo. ` +
-      'The other steps are unchanged and pass at once.',
+    `Before merging, run dist/${c.runbook} from the reviewed branch: it applies ${credentialFile} (Forgejo's ` +
+      `credential, next to GitHub's) and ${rootFile} (the root app reads Forgejo, whose mirror still holds the ` +
+      'GitHub-URL Applications). The other steps are unchanged and pass at once.',
+    'Merge. Forgejo pulls the merge on its next mirror interval; Argo CD then syncs every Application with ' +
+      'Forgejo\'s URL. Argo CD has a credential for every URL at every moment.',
   ];
   steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
   return lines;

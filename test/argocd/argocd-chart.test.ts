@@ -52,13 +52,14 @@ test('every path an Application names is computed from git.distPath', () => {
   expect(parse(files.get('argocd/apps/temporal.yaml')!).spec.sources[0].helm.valueFiles).toEqual(['$values/deploy/out/values/temporal.yaml']);
 });
 
-test('the project contains exactly the repos the Applications use', () => {
+test('the project contains exactly the repos the Applications use, plus the other URL of the homelab repo', () => {
   const t = tree();
   const used = new Set([...t.applications.values(), t.root].flatMap((a) => a.sourceRepoUrls));
   const project = parse(t.render().get('argocd/projects/homelab.yaml')!);
-  expect(new Set(project.spec.sourceRepos)).toEqual(used);
-  expect(project.spec.sourceRepos).toHaveLength(used.size);
-  expect(project.spec.sourceRepos[0]).toBe(SEED_URL);
+  // Both homelab URLs, so the cutover never strands an Application on a URL the project refuses.
+  expect(new Set(project.spec.sourceRepos)).toEqual(new Set([...used, FORGEJO_REPO_URL]));
+  expect(project.spec.sourceRepos).toHaveLength(used.size + 1);
+  expect(project.spec.sourceRepos.slice(0, 2)).toEqual([SEED_URL, FORGEJO_REPO_URL]);
   expect(project.spec.sourceRepos).not.toContain('*');
 });
 
@@ -69,7 +70,7 @@ test('the project\'s destinations are the namespaces the Applications deploy to'
   expect(project.spec.destinations).toEqual(namespaces.map((namespace) => ({ namespace, server: 'https://kubernetes.default.svc' })));
 });
 
-test('the Phase-2 cutover flips every repoURL and sourceRepos entry, and nothing else', () => {
+test('the Phase-2 cutover flips every repoURL, and nothing else', () => {
   // GIVEN
   const github = tree().render();
   // WHEN
@@ -91,8 +92,10 @@ test('the Phase-2 cutover flips every repoURL and sourceRepos entry, and nothing
   }
   expect(flipped).toBeGreaterThan(0);
   expect(forgejo.get('argocd/root/root.yaml')).toContain(`repoURL: ${FORGEJO_REPO_URL}`);
-  expect(parse(forgejo.get('argocd/projects/homelab.yaml')!).spec.sourceRepos[0]).toBe(FORGEJO_REPO_URL);
-  expect([...forgejo.values()].join('\n')).not.toContain(SEED_URL);
+  // The project permits both URLs before and after, so it does not change at all.
+  expect(forgejo.get('argocd/projects/homelab.yaml')).toBe(github.get('argocd/projects/homelab.yaml'));
+  const rest = [...forgejo.entries()].filter(([p]) => p !== 'argocd/projects/homelab.yaml').map(([, c]) => c);
+  expect(rest.join('\n')).not.toContain(SEED_URL);
 });
 
 test('no token or secret value reaches the output', () => {

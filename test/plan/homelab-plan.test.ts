@@ -59,11 +59,12 @@ describe('buildPlan, reference homelab', () => {
     expect(c.unchangedApplications).toEqual([]);
   });
 
-  test('the cutover credential: the seed deploy key becomes a Forgejo token, read from the bootstrap code', () => {
+  test('the cutover credential: a Forgejo token Secret is added next to the seed deploy key, read from the bootstrap code', () => {
     const cred = plan.cutover.credential;
-    expect([cred.namespace, cred.name]).toEqual([bootstrap.repoCredential.namespace, bootstrap.repoCredential.name]);
-    expect(cred.github).toMatchObject({ auth: 'ssh', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/.ssh/argocd_seed' });
-    expect(cred.forgejo).toMatchObject({ auth: 'http-token', variable: 'FORGEJO_READ_TOKEN' });
+    expect(cred.namespace).toBe(bootstrap.repoCredential.namespace);
+    expect(cred.github).toMatchObject({ name: bootstrap.repoCredential.name, auth: 'ssh', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/.ssh/argocd_seed' });
+    expect(cred.forgejo).toMatchObject({ name: 'homelab-repo-forgejo', auth: 'http-token', variable: 'FORGEJO_READ_TOKEN' });
+    expect(cred.forgejo.name).not.toBe(cred.github.name);
   });
 });
 

@@ -58,9 +58,10 @@ describe('renderPlanText, reference homelab', () => {
     expect(joined).toContain('the root app \'root\' (argocd/root/root.yaml)');
     expect(joined).toContain(`${argocd.applications.size} Applications`);
     expect(joined).toContain('the AppProject \'homelab\'');
-    expect(joined).toContain('the repository credential Secret argocd/homelab-repo');
+    expect(joined).toContain('the repository credential: Secret argocd/homelab-repo-forgejo with an HTTP token');
+    expect(joined).toContain('argocd/homelab-repo-github with an SSH deploy key');
     expect(joined).toContain('3. Set git.source: \'forgejo\' in the homelab config.');
-    expect(joined).toMatch(/re-run dist\/bootstrap\/bootstrap\.sh: it re-applies 06-argocd-repo-credential .* and 07-argocd-root\.yaml/);
+    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch: it applies 06-argocd-repo-credential .* and 07-argocd-root\.yaml/);
   });
 
   test('no line is wider than 80 columns', () => {
