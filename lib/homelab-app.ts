@@ -9,6 +9,9 @@ import { buildPlan, renderOverview } from './plan';
 import { MIN_KUBECTL_VERSION } from './shared/pins';
 import { OutputTree, sortedTree } from './synth/output-tree';
 import { assertValidOutput } from './validation';
+// Straight from the file: the coverage index imports this module.
+import { missingApplicationPaths } from './coverage/missing-paths';
+import { ConfigError } from './shared/errors';
 
 /** The built program: the cdk8s app and the plan, for tests and tools that look inside. */
 export interface HomelabSynthesis {
@@ -28,6 +31,10 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
   const app = new App({ outdir: '.cdk8s.out' });
   const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
   const argocd = buildArgoCdTree(app, { config, forgejo: bootstrap.forgejo });
+  if (config.git.repoRoot !== undefined) {
+    const missing = missingApplicationPaths(argocd, config.git.repoRoot);
+    if (missing.length > 0) throw new ConfigError(missing);
+  }
   addApplicationNamespaces(bootstrap, argocd);
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
   bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);

@@ -1,3 +1,7 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ConfigError } from '../lib/shared/errors';
 import { REFERENCE_HOMELAB } from '../lib/config/defaults';
 import { HomelabConfig } from '../lib/config/homelab-config';
 import { synthesizeHomelab } from '../lib/homelab-app';
@@ -101,5 +105,32 @@ describe('cycles', () => {
     // THEN
     expect(() => orderSteps(bootstrap.steps)).toThrow(DependencyCycleError);
     expect(() => orderSteps(bootstrap.steps)).toThrow(/dependency cycle: forgejo -> argocd-root -> forgejo\n/);
+  });
+});
+
+describe('git.repoRoot', () => {
+  test('fails synthesis for an Application path missing from the checkout, naming the config field', () => {
+    // GIVEN a checkout that only has cilium's values file
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'repo-root-'));
+    fs.mkdirSync(path.join(root, 'k8s/bootstrap/cilium'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'k8s/bootstrap/cilium/values.yaml'), '{}\n');
+    const config: HomelabConfig = { ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, repoRoot: root } };
+    // WHEN
+    let error: unknown;
+    try {
+      synthesizeHomelab(config);
+    } catch (e) {
+      error = e;
+    }
+    // THEN
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems.some((p) => p.path.startsWith('argocd.applications.coredns.sources[0]'))).toBe(true);
+    expect(problems.some((p) => p.path.startsWith('argocd.applications.cilium.sources[0]'))).toBe(false);
+    expect(problems.find((p) => p.path === 'argocd.applications.coredns.sources[0].valueFiles[0]')?.message).toBe(
+      `application 'coredns' reads the values file 'k8s/bootstrap/coredns/values.yaml' in ${root} through $values, which does not exist; ` +
+      'the sync would fail. Add the file, or point valueFiles at an existing one.');
+    expect(problems.find((p) => p.path === 'argocd.applications.iam-jobs.sources[0].path')?.message).toContain('"app path does not exist"');
+    fs.rmSync(root, { recursive: true, force: true });
   });
 });

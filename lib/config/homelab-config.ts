@@ -164,6 +164,12 @@ export interface GitConfig {
    * @default '~/.ssh/argocd_seed'
    */
   readonly deployKeyFile?: string;
+  /**
+   * Local checkout of the homelab repository. When set, synthesis fails for any Application path or `$values`
+   * file that does not exist there, instead of Argo CD failing at sync time ("app path does not exist").
+   * @default - not checked at synth time (`npm run coverage -- --repo <path>` checks a checkout on demand)
+   */
+  readonly repoRoot?: string;
 }
 
 /** Everything a platform owner may change. The only input to synthesis. */
