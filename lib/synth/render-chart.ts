@@ -12,7 +12,6 @@
  */
 import { ApiObject, Chart, DependencyGraph, Yaml } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { Document } from 'yaml';
 
 /** An API object of a chart and its rendered JSON. */
 export interface RenderedObject {
@@ -225,16 +224,28 @@ const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\
 const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
 const MERGE_KEY = '<<';
 const SINGLE_LINE = [new Map<string, string>(), new Map<string, string>()];
-let schemaTags: { test?: RegExp; default?: boolean | string; tag: string }[] | undefined;
-
-/** Whether the YAML 1.1 schema would read `text` as something other than a string (`yes`, `0x1F`, `~`, ...). */
-function resolvesToNonString(text: string): boolean {
-  if (!schemaTags) {
-    const schema = new Document(null, { version: '1.1' }).schema as unknown as { tags: typeof schemaTags; compat?: typeof schemaTags };
-    schemaTags = [...(schema.tags ?? []), ...(schema.compat ?? [])];
-  }
-  return schemaTags.some((t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test?.test(text));
-}
+/**
+ * The implicit (untagged) scalars of the YAML 1.1 schema other than strings, as the `yaml` library tests
+ * them: a string matching one of these is quoted. Copied, so that rendering does not load a second copy of
+ * the library next to cdk8s's own; a test checks the list against the library.
+ */
+export const YAML_11_NON_STRING_SCALARS: readonly RegExp[] = [
+  /^(?:~|[Nn]ull|NULL)?$/,
+  /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+  /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+  /^[-+]?0b[0-1_]+$/,
+  /^[-+]?0[0-7_]+$/,
+  /^[-+]?[0-9][0-9_]*$/,
+  /^[-+]?0x[0-9a-fA-F_]+$/,
+  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+  /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+  /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+  /^<<$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+  new RegExp('^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})' +
+    '(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$'),
+];
 
 /** A string without a newline, as a map key (`implicitKey`) or a value. */
 function singleLine(value: string, implicitKey: boolean): string {
@@ -243,7 +254,8 @@ function singleLine(value: string, implicitKey: boolean): string {
   if (out === undefined) {
     if (CONTROL.test(value) || DOCUMENT_MARKER.test(value)) throw NEEDS_LIBRARY;
     // The library writes `<<` with the YAML 1.1 merge-key tag, which is always plain.
-    out = value !== MERGE_KEY && (NOT_PLAIN.test(value) || resolvesToNonString(value)) ? quoted(value) : value;
+    const plain = value === MERGE_KEY || !(NOT_PLAIN.test(value) || YAML_11_NON_STRING_SCALARS.some((re) => re.test(value)));
+    out = plain ? value : quoted(value);
     cache.set(value, out);
   }
   return out;

@@ -1,6 +1,7 @@
 import { ApiObject, App, Chart, Testing, Yaml } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ChartRenderer, renderChart, renderYaml } from '../../lib/synth/render-chart';
+import { Document } from 'yaml';
+import { ChartRenderer, renderChart, renderYaml, YAML_11_NON_STRING_SCALARS } from '../../lib/synth/render-chart';
 
 /** An app of three charts: `b` depends on `a` across charts, objects depend on each other inside `b`. */
 function threeCharts(): { app: App; a: Chart; b: Chart; c: Chart } {
@@ -138,6 +139,17 @@ function awkwardValues(seed: number): () => unknown {
 }
 
 describe('renderYaml', () => {
+  test('quotes exactly the strings the YAML 1.1 schema of the yaml library reads as other types', () => {
+    const schema = new Document(null, { version: '1.1' }).schema as unknown as {
+      tags: { tag: string; default?: unknown; test?: RegExp }[];
+      compat?: { tag: string; default?: unknown; test?: RegExp }[];
+    };
+    const library = [...schema.tags, ...(schema.compat ?? [])]
+      .filter((t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test)
+      .map((t) => String(t.test));
+    expect(YAML_11_NON_STRING_SCALARS.map(String)).toEqual(library);
+  });
+
   test('writes what Yaml.stringify writes for a thousand awkward documents', () => {
     const next = awkwardValues(7);
     for (let i = 0; i < 1000; i++) {

@@ -1,0 +1,253 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run bench`: the performance targets of issue #7, measured with public tools only.
+//
+//   node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage] [--no-results]
+//
+// Commands of one group run alternately (A B C A B C ...), N times each after one unrecorded warm-up round,
+// so every ratio compares medians measured in the same session. Prints the machine, a table of median, min,
+// max and peak memory, the ratios against the targets, writes bench/RESULTS.md, and exits 1 when a target is
+// missed (2 when a command fails). A benchmark, not a timed test: CI does not run it.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const YAML = require('yaml');
+const { hasGnuTime, machine, measure, onPath } = require('./harness');
+
+const ROOT = path.resolve(__dirname, '..');
+const RESULTS = path.join(__dirname, 'RESULTS.md');
+const USAGE = 'Usage: node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage] [--no-results]';
+const GROUPS = ['synth', 'cli', 'test', 'coverage'];
+/** The targets of issue #7. */
+const LIMITS = {
+  synthOverFloor: 2.0,
+  cliSynthOverVersion: 1.3,
+  x10OverDefault: 3,
+  x100OverDefault: 30,
+  /** "a few seconds per hundred tests" */
+  testSecondsPer100: 3.0,
+};
+const COVERAGE_FILES = 10000;
+
+function parseArgs(argv) {
+  const args = { runs: 7, testRuns: 3, only: GROUPS, results: true };
+  const count = (v, flag) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a whole number of at least 1, got '${v}'. ${USAGE}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--runs') args.runs = count(argv[++i], '--runs');
+    else if (a === '--test-runs') args.testRuns = count(argv[++i], '--test-runs');
+    else if (a === '--only') {
+      args.only = String(argv[++i] ?? '').split(',').filter(Boolean);
+      const unknown = args.only.filter((g) => !GROUPS.includes(g));
+      if (unknown.length > 0 || args.only.length === 0) fail(`--only takes some of ${GROUPS.join(', ')}, got '${argv[i]}'. ${USAGE}`);
+    } else if (a === '--no-results') args.results = false;
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else fail(`unknown argument '${a}'. ${USAGE}`);
+  }
+  return args;
+}
+
+function fail(message) {
+  console.error(message);
+  process.exit(2);
+}
+
+const fmtS = (s) => (s === undefined ? 'n/a' : s < 10 ? `${s.toFixed(3)} s` : `${s.toFixed(1)} s`);
+const fmtMiB = (m) => (m === undefined ? 'n/a' : `${m.toFixed(0)} MiB`);
+
+function progress(name, round, result) {
+  process.stderr.write(`  ${round < 0 ? 'warm-up' : `run ${round + 1}`}  ${name.padEnd(34)} ${fmtS(result.seconds)}  ${fmtMiB(result.maxRssMiB)}\n`);
+}
+
+/** The `app:` command of cdk8s.yaml. */
+function cdk8sAppCommand() {
+  return String(YAML.parse(fs.readFileSync(path.join(ROOT, 'cdk8s.yaml'), 'utf8')).app ?? '');
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-bench-'));
+  const gnuTime = hasGnuTime();
+  const m = machine();
+  console.log(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.load}`);
+  console.log(`Runs: ${args.runs} per command (jest: ${args.testRuns}), alternating, after one warm-up round; peak memory from ` +
+    `${gnuTime ? 'GNU time (%M)' : 'process.resourceUsage().maxRSS of every Node process'}` +
+    `${onPath('hyperfine') ? '; hyperfine is installed but not needed' : ''}.\n`);
+
+  if (os.loadavg()[0] > m.cores / 2) {
+    console.log(`Warning: the load average (${m.load}) is high for ${m.cores} cores; other work skews the figures.\n`);
+  }
+  const rows = [];
+  const targets = [];
+  const notes = [];
+  const errors = [];
+  const section = (group, body) => {
+    if (!args.only.includes(group)) return;
+    console.error(`[${group}]`);
+    try {
+      body();
+    } catch (e) {
+      errors.push(e.message);
+      console.error(`  FAILED: ${e.message}`);
+    }
+  };
+  const addRows = (results, labels) => {
+    for (const [name, r] of Object.entries(results)) rows.push({ name, command: labels[name], ...r });
+  };
+  const target = (name, value, limit, unit, detail) =>
+    targets.push({ name, value, limit, unit, detail, pass: value !== undefined && value <= limit });
+  const node = process.execPath;
+
+  try {
+    section('synth', () => {
+      const out = (n) => path.join(tmp, n);
+      const scaled = (factor) => ['scripts/run-app.js', '--config', `bench/fixtures/homelab-x${factor}.config.ts`, '--out', out(`x${factor}`)];
+      const cmds = [
+        { name: 'floor: one-chart app', argv: [node, 'bench/fixtures/floor-app.js', out('floor')] },
+        { name: 'synth: default homelab', argv: [node, 'scripts/run-app.js', '--out', out('default')] },
+        { name: 'synth: 10x Applications', argv: [node, ...scaled(10)] },
+        { name: 'synth: 100x Applications', argv: [node, ...scaled(100)] },
+        { name: 'npm run synth (default)', argv: ['npm', 'run', '--silent', 'synth', '--', '--out', out('npm')] },
+      ].map((c) => ({ ...c, cwd: ROOT }));
+      const labels = {
+        'floor: one-chart app': 'node bench/fixtures/floor-app.js <tmp>',
+        'synth: default homelab': 'node scripts/run-app.js --out <tmp>',
+        'synth: 10x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x10.config.ts --out <tmp>',
+        'synth: 100x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x100.config.ts --out <tmp>',
+        'npm run synth (default)': 'npm run synth -- --out <tmp>',
+      };
+      const r = measure(cmds, { runs: args.runs, gnuTime, onRun: progress });
+      addRows(r, labels);
+      const med = (n) => r[n].seconds.median;
+      target('`npm run synth` / floor', med('synth: default homelab') / med('floor: one-chart app'), LIMITS.synthOverFloor, '×',
+        'the script `npm run synth` runs (`node scripts/run-app.js`) over the one-chart app');
+      target('10× Applications / default', med('synth: 10x Applications') / med('synth: default homelab'), LIMITS.x10OverDefault, '×');
+      target('100× Applications / default', med('synth: 100x Applications') / med('synth: default homelab'), LIMITS.x100OverDefault, '×');
+      notes.push(`npm's own start adds ${fmtS(med('npm run synth (default)') - med('synth: default homelab'))} to \`npm run synth\` ` +
+        `(${(med('npm run synth (default)') / med('floor: one-chart app')).toFixed(2)}× the floor through npm).`);
+    });
+
+    section('cli', () => {
+      const app = cdk8sAppCommand();
+      const typeChecks = /\b(ts-node|tsx|tsc|ts-node-dev)\b/.test(app);
+      target('cdk8s.yaml app command does not type-check', typeChecks ? 1 : 0, 0, '', `\`${app}\``);
+      // The app writes its tree into a scratch folder, never into the committed dist/.
+      const synthArgs = ['synth', '--app', `${app} --out ${path.join(tmp, 'cli-dist')}`, '--output', path.join(tmp, 'cli-out')];
+      const cmds = [
+        { name: 'cdk8s --version', argv: ['npx', 'cdk8s', '--version'] },
+        { name: 'cdk8s synth', argv: ['npx', 'cdk8s', ...synthArgs] },
+        { name: 'cdk8s --version --no-check-upgrade', argv: ['npx', 'cdk8s', '--version', '--no-check-upgrade'] },
+        { name: 'cdk8s synth --no-check-upgrade', argv: ['npx', 'cdk8s', ...synthArgs, '--no-check-upgrade'] },
+      ].map((c) => ({ ...c, cwd: ROOT }));
+      const labels = {
+        'cdk8s --version': 'npx cdk8s --version',
+        'cdk8s synth': 'npx cdk8s synth --app "<cdk8s.yaml app> --out <tmp>" --output <tmp>',
+        'cdk8s --version --no-check-upgrade': 'npx cdk8s --version --no-check-upgrade',
+        'cdk8s synth --no-check-upgrade': 'npx cdk8s synth --app "<cdk8s.yaml app> --out <tmp>" --output <tmp> --no-check-upgrade',
+      };
+      const r = measure(cmds, { runs: args.runs, gnuTime, onRun: progress });
+      addRows(r, labels);
+      const med = (n) => r[n].seconds.median;
+      target('`npx cdk8s synth` / `npx cdk8s --version`', med('cdk8s synth --no-check-upgrade') / med('cdk8s --version --no-check-upgrade'),
+        LIMITS.cliSynthOverVersion, '×', 'both with `--no-check-upgrade`: `--version` never checks, `synth` checks by default');
+      notes.push(`With default flags \`npx cdk8s synth\` is ${(med('cdk8s synth') / med('cdk8s --version')).toFixed(2)}× \`npx cdk8s --version\`: ` +
+        'the CLI\'s upgrade check (a child process fetching registry.npmjs.org, cached in ~/.cdk8s-cli.version for 30 minutes only when it ' +
+        'succeeds) runs before `synth` but is skipped for `--version`; it costs ' +
+        `${fmtS(med('cdk8s synth') - med('cdk8s synth --no-check-upgrade'))} here. \`--no-check-upgrade\` or \`CDK8S_CHECK_UPGRADE=false\` ` +
+        'turns it off.');
+    });
+
+    section('test', () => {
+      const report = path.join(tmp, 'jest.json');
+      const argv = ['npm', 'test', '--silent', '--', '--json', '--outputFile', report];
+      // A failing test still yields a timing; it is reported as an error below.
+      const cmds = [{ name: 'npm test (jest, @swc/jest)', argv, cwd: ROOT, allowFailure: true }];
+      const r = measure(cmds, { runs: args.testRuns, warmup: 0, gnuTime, onRun: progress });
+      if (!fs.existsSync(report)) throw new Error(`\`${argv.join(' ')}\` wrote no report`);
+      const { numTotalTests, numTotalTestSuites, numFailedTests, testResults } = JSON.parse(fs.readFileSync(report, 'utf8'));
+      if (r['npm test (jest, @swc/jest)'].failedRuns > 0) {
+        const failed = testResults.filter((t) => t.status === 'failed').map((t) => path.relative(ROOT, t.name));
+        errors.push(`npm test: ${numFailedTests} of ${numTotalTests} tests failed (${failed.join(', ')}); the timing is reported anyway`);
+      }
+      addRows(r, { 'npm test (jest, @swc/jest)': `npm test (${numTotalTests} tests in ${numTotalTestSuites} suites)` });
+      const perHundred = (r['npm test (jest, @swc/jest)'].seconds.median / numTotalTests) * 100;
+      target('`npm test` seconds per 100 tests', perHundred, LIMITS.testSecondsPer100, 's', `${numTotalTests} tests`);
+      const slowest = testResults.map((t) => ({ file: path.relative(ROOT, t.name), s: (t.endTime - t.startTime) / 1000 }))
+        .sort((a, b) => b.s - a.s).slice(0, 3);
+      notes.push(`Slowest test files (last jest run, wall clock per worker): ${slowest.map((t) => `${t.file} ${fmtS(t.s)}`).join(', ')}.`);
+    });
+
+    section('coverage', () => {
+      const fixture = path.join(__dirname, 'coverage-fixture.js');
+      if (!fs.existsSync(fixture) || !fs.existsSync(path.join(ROOT, 'scripts', 'coverage.js'))) {
+        console.log('coverage: skipped (bench/coverage-fixture.js or scripts/coverage.js is missing)');
+        notes.push('Coverage audit: skipped (bench/coverage-fixture.js or scripts/coverage.js is missing).');
+        return;
+      }
+      const repo = path.join(tmp, 'coverage-repo');
+      const { makeHomelabTree } = require(fixture);
+      if (typeof makeHomelabTree !== 'function') throw new Error('bench/coverage-fixture.js does not export makeHomelabTree(dir, fileCount)');
+      const start = process.hrtime.bigint();
+      makeHomelabTree(repo, COVERAGE_FILES);
+      const setup = Number(process.hrtime.bigint() - start) / 1e9;
+      const name = `coverage audit, ${COVERAGE_FILES.toLocaleString('en')} files`;
+      const r = measure([{ name, argv: [node, 'scripts/coverage.js', '--repo', repo, '--json'], cwd: ROOT }],
+        { runs: args.runs, gnuTime, onRun: progress });
+      addRows(r, { [name]: 'node scripts/coverage.js --repo <tmp> --json' });
+      notes.push(`Coverage fixture (${COVERAGE_FILES} files) built in ${fmtS(setup)}; no target, reported for reference.`);
+    });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const table = [
+    '| Command | Median | Min | Max | Peak RSS (median / max) |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.name}: \`${r.command}\` | ${fmtS(r.seconds.median)} | ${fmtS(r.seconds.min)} | ${fmtS(r.seconds.max)} | ` +
+      `${fmtMiB(r.maxRssMiB?.median)} / ${fmtMiB(r.maxRssMiB?.max)} |`),
+  ];
+  const fmtNumber = (t) => `${t.value === undefined ? 'n/a' : t.value.toFixed(2)}${t.unit === '×' ? '×' : ' s'}`;
+  const fmtTarget = (t) => (t.unit === '' ? (t.value === 0 ? 'yes' : 'no') : fmtNumber(t));
+  const targetTable = [
+    '| Target | Measured | Limit | Result |',
+    '| --- | ---: | ---: | --- |',
+    ...targets.map((t) => `| ${t.name}${t.detail ? ` (${t.detail})` : ''} | ${fmtTarget(t)} | ` +
+      `${t.unit === '' ? 'yes' : `≤ ${t.limit}${t.unit === '×' ? '×' : ' s'}`} | ${t.pass ? 'met' : '**missed**'} |`),
+  ];
+  console.log(['', ...table, '', ...targetTable, '', ...notes.map((n) => `- ${n}`), ...errors.map((e) => `- ERROR: ${e}`)].join('\n'));
+
+  if (args.results) {
+    const md = [
+      '<!-- Written by `npm run bench` (bench/bench.js); re-run it rather than editing by hand. -->',
+      '### Performance',
+      '',
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node} ` +
+        `(load average at start ${m.load}). ${args.runs} runs per command (jest: ${args.testRuns}), commands alternating, ` +
+        'after one warm-up round; median, min and max wall clock; peak memory is the largest resident set of any process of a run.',
+      '',
+      ...table,
+      '',
+      ...targetTable,
+      '',
+      ...notes.map((n) => `- ${n}`),
+      ...errors.map((e) => `- Failed: ${e.split('\n')[0]}`),
+      '',
+    ].join('\n');
+    fs.writeFileSync(RESULTS, md);
+    console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}.`);
+  }
+  if (errors.length > 0) process.exit(2);
+  if (targets.some((t) => !t.pass)) {
+    console.log(`Missed: ${targets.filter((t) => !t.pass).map((t) => t.name).join('; ')}.`);
+    process.exit(1);
+  }
+  console.log('Every target met.');
+}
+
+main();
