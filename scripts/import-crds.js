@@ -32,7 +32,9 @@ async function load(src) {
 }
 
 async function main() {
-  const out = path.join(root, 'imports');
+  // --out <dir> writes elsewhere (tests regenerate into a temporary folder and compare with imports/).
+  const outIndex = process.argv.indexOf('--out');
+  const out = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, 'imports');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crd-import-'));
   const verified = [];
   for (const src of sources) verified.push({ src, buf: await load(src) });

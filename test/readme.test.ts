@@ -1,0 +1,89 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { readTree } from '../lib/synth/output-tree';
+
+// Every command the README shows is exercised here or by .ci/run, so the README cannot rot.
+const root = path.resolve(__dirname, '..');
+const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const scripts: Record<string, string> = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
+const ci = fs.readFileSync(path.join(root, '.ci/run'), 'utf8');
+
+/** The command lines of the README's `sh` blocks, without comments. */
+const commands = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1].split('\n'))
+  .map((l) => l.replace(/\s+#.*$/, '').trim())
+  .filter((l) => l !== '');
+
+function run(command: string, args: string[], cwd = root) {
+  return spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+}
+
+describe('README commands', () => {
+  let tmp: string;
+  beforeAll(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-')); });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  test('the quick start is exactly two commands: synthesize and test, and .ci/run runs that test command', () => {
+    const quickStart = readme.split('## Quick start')[1].split('\n## ')[0];
+    const block = /```sh\n([\s\S]*?)```/.exec(quickStart)![1].trim().split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+    expect(block).toEqual(['npm run synth', 'npm test']);
+    expect(ci).toMatch(/^npm test\b/m);
+  });
+
+  test('every npm script the README names exists', () => {
+    const named = commands.filter((c) => c.startsWith('npm run ')).map((c) => c.split(/\s+/)[2]);
+    expect(named.length).toBeGreaterThan(5);
+    for (const name of named) expect({ name, exists: name in scripts }).toEqual({ name, exists: true });
+  });
+
+  test('every README command is one this test or .ci/run exercises', () => {
+    const exercised = [
+      /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
+      /^npm run (typecheck|check|lint:dist)$/, /^npm run plan$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/,
+      /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /,
+    ];
+    for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
+    for (const s of ['typecheck', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);
+  });
+
+  test('npm run synth -- --config examples/ddb-cluster.config.ts --out <dir>', () => {
+    const out = path.join(tmp, 'ddb-dist');
+    const r = run('npm', ['run', '-s', 'synth', '--', '--config', 'examples/ddb-cluster.config.ts', '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(readTree(out).has('bootstrap/03-postgres-ddb-cluster.yaml')).toBe(true);
+  });
+
+  test('dist/bootstrap/bootstrap.sh --dry-run prints the plan and needs no cluster', () => {
+    const r = run('bash', ['dist/bootstrap/bootstrap.sh', '--dry-run']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('01-namespaces.yaml');
+    expect(r.stdout).toContain('07-argocd-root.yaml');
+  });
+
+  test('npm run plan', () => {
+    const r = run('npm', ['run', '-s', 'plan']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Phase 2: cutover from the GitHub seed to Forgejo');
+  });
+
+  test('npm run coverage -- --repo <checkout> is clean on a checkout that matches the config', () => {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const { makeHomelabTree } = require('../bench/coverage-fixture');
+    const repo = path.join(tmp, 'homelab');
+    makeHomelabTree(repo, 400);
+    const r = run('npm', ['run', '-s', 'coverage', '--', '--repo', repo]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  const crds = path.resolve(root, '../shared/crds');
+  (fs.existsSync(crds) ? test : test.skip)('npm run import regenerates imports/ byte for byte from the pinned CRDs', () => {
+    const out = path.join(tmp, 'imports');
+    const r = run('node', ['scripts/import-crds.js', '--out', out]);
+    expect(r.status).toBe(0);
+    expect([...readTree(out).entries()]).toEqual([...readTree(path.join(root, 'imports')).entries()]);
+  });
+});
