@@ -40,4 +40,4 @@ const CONFIG_IMPORT = /(['"])\.\.\/\.\.\/homelab\.config\1/;
 runTs('lib/coverage/cli.ts', rest, (source) => {
   if (!CONFIG_IMPORT.test(source)) throw new Error('lib/coverage/cli.ts no longer imports ../../homelab.config; update scripts/coverage.js');
   return source.replace(CONFIG_IMPORT, JSON.stringify(configAbs.replace(/\.ts$/, '')));
-});
+}, [configAbs]);

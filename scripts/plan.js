@@ -27,5 +27,5 @@ if (configFile === undefined) {
   }
   // Only the entry's config import is pointed at the chosen file.
   runTs('lib/plan/cli.ts', rest, (source) =>
-    source.replace(/(['"])\.\.\/\.\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))));
+    source.replace(/(['"])\.\.\/\.\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))), [configAbs]);
 }

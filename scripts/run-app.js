@@ -23,4 +23,4 @@ if (!configFile || !fs.existsSync(configAbs)) {
 }
 // main.ts is the entry; only its config import is pointed at the chosen file.
 runTs('main.ts', rest, (source) =>
-  source.replace(/(['"])\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))));
+  source.replace(/(['"])\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))), [configAbs]);

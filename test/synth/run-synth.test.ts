@@ -71,6 +71,22 @@ describe('synth entry point', () => {
     ].join('\n'));
   });
 
+  test('a changed config file is never served from the bundle cache', () => {
+    // GIVEN a config file, synthesized once (and cached)
+    const config = path.join(tmp, 'my.config.ts');
+    const write = (seed: string) => fs.writeFileSync(config, [
+      `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`,
+      `export default { ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, githubSeedUrl: '${seed}' } };`,
+    ].join('\n'));
+    write('git@github.com:first/homelab.git');
+    expect(synth(['--config', config, '--out', path.join(tmp, 'a')]).status).toBe(0);
+    // WHEN the file changes
+    write('git@github.com:second-owner/homelab.git');
+    expect(synth(['--config', config, '--out', path.join(tmp, 'b')]).status).toBe(0);
+    // THEN the second synthesis used it
+    expect(readTree(path.join(tmp, 'b')).get('argocd/root/root.yaml')).toContain('git@github.com:second-owner/homelab.git');
+  });
+
   test('rejects an unknown argument with exit code 2', () => {
     const result = synth(['--outdir', 'x']);
     expect(result.status).toBe(2);
