@@ -20,10 +20,12 @@ const fs = require('fs');
 const path = require('path');
 const ts = require('typescript');
 const YAML = require('yaml');
+const { sources, loadVerified } = require('./crd-sources');
 
 const root = path.resolve(__dirname, '..');
-const outDir = path.join(root, 'schemas');
-const crdDir = path.resolve(root, process.env.CRD_DIR ?? '../shared/crds');
+// --out <dir> writes elsewhere (tests regenerate into a temporary folder and compare with schemas/).
+const outIndex = process.argv.indexOf('--out');
+const outDir = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, 'schemas');
 const K8S_SCHEMA_ID = 'kubernetes-1.30.json';
 const CRD_SCHEMA_ID = 'crds.json';
 // Kubernetes quantity syntax (k8s.io/apimachinery resource.Quantity): a decimal number and an optional SI,
@@ -73,10 +75,6 @@ const CLUSTER_SCOPED_ALPHA_BETA_KINDS = new Set([
 
 function sha256(buf) {
   return crypto.createHash('sha256').update(buf).digest('hex');
-}
-
-function gitBlobSha(buf) {
-  return crypto.createHash('sha1').update(`blob ${buf.length}\0`).update(buf).digest('hex');
 }
 
 /** Returns `value` with object keys sorted recursively, so the generated files are stable. */
@@ -240,21 +238,10 @@ function reduceCrdSchema(node, stats) {
 }
 
 async function loadCrd(src) {
-  const local = path.join(crdDir, src.file);
-  let buf;
-  if (fs.existsSync(local)) buf = fs.readFileSync(local);
-  else {
-    const res = await fetch(src.url);
-    if (!res.ok) throw new Error(`cannot download ${src.url}: HTTP ${res.status}`);
-    buf = Buffer.from(await res.arrayBuffer());
-  }
-  const sha = gitBlobSha(buf);
-  if (sha !== src.blob) throw new Error(`${src.file}: blob ${sha} does not match the pinned ${src.blob}; refusing to generate`);
-  return YAML.parse(buf.toString('utf8'));
+  return YAML.parse((await loadVerified(src)).toString('utf8'));
 }
 
 async function generateCrds() {
-  const { sources } = JSON.parse(fs.readFileSync(path.join(__dirname, 'crd-sources.json'), 'utf8'));
   const kinds = {};
   const sourcesOut = [];
   for (const src of sources) {

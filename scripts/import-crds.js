@@ -4,32 +4,12 @@
 // checked against its git blob SHA before use, so imports/ can only be generated from the pinned bytes.
 'use strict';
 const { execFileSync } = require('child_process');
-const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const { sources } = JSON.parse(fs.readFileSync(path.join(__dirname, 'crd-sources.json'), 'utf8'));
-const crdDir = path.resolve(root, process.env.CRD_DIR ?? '../shared/crds');
-
-function gitBlobSha(buf) {
-  return crypto.createHash('sha1').update(`blob ${buf.length}\0`).update(buf).digest('hex');
-}
-
-async function load(src) {
-  const local = path.join(crdDir, src.file);
-  let buf;
-  if (fs.existsSync(local)) buf = fs.readFileSync(local);
-  else {
-    const res = await fetch(src.url);
-    if (!res.ok) throw new Error(`cannot download ${src.url}: HTTP ${res.status}`);
-    buf = Buffer.from(await res.arrayBuffer());
-  }
-  const sha = gitBlobSha(buf);
-  if (sha !== src.blob) throw new Error(`${src.file}: blob ${sha} does not match the pinned ${src.blob}; refusing to import`);
-  return buf;
-}
+const { sources, loadVerified } = require('./crd-sources');
 
 async function main() {
   // --out <dir> writes elsewhere (tests regenerate into a temporary folder and compare with imports/).
@@ -37,7 +17,7 @@ async function main() {
   const out = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, 'imports');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crd-import-'));
   const verified = [];
-  for (const src of sources) verified.push({ src, buf: await load(src) });
+  for (const src of sources) verified.push({ src, buf: await loadVerified(src) });
   fs.rmSync(out, { recursive: true, force: true });
   for (const { src, buf } of verified) {
     const file = path.join(tmp, path.basename(src.file));

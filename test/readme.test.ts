@@ -41,7 +41,7 @@ describe('README commands', () => {
   test('every README command is one this test or .ci/run exercises', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
-      /^npm run (typecheck|check|lint:dist)$/, /^npm run plan$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/,
+      /^npm run (typecheck|check|lint:dist)$/, /^npm run plan$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/, /^npm run schemas$/,
       /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
@@ -85,5 +85,16 @@ describe('README commands', () => {
     const r = run('node', ['scripts/import-crds.js', '--out', out]);
     expect(r.status).toBe(0);
     expect([...readTree(out).entries()]).toEqual([...readTree(path.join(root, 'imports')).entries()]);
+  });
+});
+
+describe('generated schemas', () => {
+  const crds = path.resolve(root, '../shared/crds');
+  (fs.existsSync(crds) ? test : test.skip)('npm run schemas regenerates schemas/ byte for byte', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'schemas-'));
+    const r = spawnSync('node', ['scripts/generate-schemas.js', '--out', out], { cwd: root, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect([...readTree(out).entries()]).toEqual([...readTree(path.join(root, 'schemas')).entries()]);
+    fs.rmSync(out, { recursive: true, force: true });
   });
 });
