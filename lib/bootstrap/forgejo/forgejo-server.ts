@@ -1,10 +1,11 @@
-import { ApiObject, Chart, Duration, JsonPatch, Size } from 'cdk8s';
+import { Chart, Duration, Size } from 'cdk8s';
 import {
-  Capability, Cpu, Deployment, DeploymentStrategy, EnvValue, FsGroupChangePolicy, ImagePullPolicy, k8s, LabelSelector,
-  PersistentVolumeClaim, Probe, SeccompProfileType, Secret, Service, ServiceType, Volume,
+  Cpu, Deployment, DeploymentStrategy, EnvValue, FsGroupChangePolicy, ImagePullPolicy, k8s,
+  PersistentVolumeClaim, Probe, Secret, Service, ServiceType, Volume,
 } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
+import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { CnpgCluster } from '../cnpg';
 import { BootstrapStep } from '../core';
@@ -104,8 +105,6 @@ const SSH_PORT = 2222;
 const DATA_PATH = '/var/lib/gitea';
 /** Forgejo's health endpoint: 200 for pass and warn, 424 when the database or cache fails. */
 const HEALTH_PATH = '/api/healthz';
-/** Where cdk8s-plus puts its `cdk8s.io/metadata.addr` label in a Deployment (see `Redis`). */
-const ADDRESS_LABEL_PATCH_PATH = '/spec/template/metadata/labels/cdk8s.io~1metadata.addr';
 /** A Kubernetes quantity such as `20Gi` or `500Mi`. */
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 
@@ -253,16 +252,7 @@ export class ForgejoServer extends Construct {
           cpu: { request: Cpu.millis(100) },
           memory: { request: Size.mebibytes(256), limit: Size.gibibytes(1) },
         },
-        securityContext: {
-          ensureNonRoot: true,
-          user: FORGEJO_UID,
-          group: FORGEJO_UID,
-          privileged: false,
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: [Capability.ALL] },
-          seccompProfile: { type: SeccompProfileType.RUNTIME_DEFAULT },
-        },
+        securityContext: restrictedPlusSecurityContext(FORGEJO_UID),
         // Up to five minutes for the first start, which migrates an empty database.
         startup: Probe.fromHttpGet(HEALTH_PATH, {
           port: HTTP_PORT,
@@ -285,9 +275,7 @@ export class ForgejoServer extends Construct {
         }),
       }],
     });
-    this.deployment.select(LabelSelector.of({ labels: this.selector }));
-    // cdk8s-plus adds the address label to the pod template even with `select: false`.
-    ApiObject.of(this.deployment).addJsonPatch(JsonPatch.remove(ADDRESS_LABEL_PATCH_PATH));
+    selectStably(this.deployment, this.selector);
     // Without Redis, Forgejo's cache, session and queue setup fails at start.
     this.deployment.node.addDependency(this.redis);
 

@@ -1,10 +1,11 @@
-import { ApiObject, Chart, Duration, JsonPatch, Size } from 'cdk8s';
+import { Chart, Duration, Size } from 'cdk8s';
 import {
-  Capability, Cpu, Deployment, DeploymentStrategy, ImagePullPolicy, LabelSelector, Probe, SeccompProfileType, Service,
+  Cpu, Deployment, DeploymentStrategy, ImagePullPolicy, Probe, Service,
   ServiceType, Volume,
 } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
+import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { BootstrapStep } from '../core';
 
@@ -40,7 +41,6 @@ const REDIS_PORT = 6379;
  * Where cdk8s-plus puts its `cdk8s.io/metadata.addr` label in a Deployment. The value is derived from the
  * construct path, so it changes when code is refactored; it must never reach a selector or a pod template.
  */
-const ADDRESS_LABEL_PATCH_PATH = '/spec/template/metadata/labels/cdk8s.io~1metadata.addr';
 
 /**
  * A single-replica Redis used as a cache only: no RDB snapshots and no AOF (`--save ''`, `--appendonly no`),
@@ -109,16 +109,7 @@ export class Redis extends Construct {
           cpu: { request: Cpu.millis(50) },
           memory: { request: Size.mebibytes(64), limit: Size.mebibytes(256) },
         },
-        securityContext: {
-          ensureNonRoot: true,
-          user: REDIS_UID,
-          group: REDIS_UID,
-          privileged: false,
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: [Capability.ALL] },
-          seccompProfile: { type: SeccompProfileType.RUNTIME_DEFAULT },
-        },
+        securityContext: restrictedPlusSecurityContext(REDIS_UID),
         readiness: Probe.fromCommand(['redis-cli', '-p', String(REDIS_PORT), 'ping'], {
           periodSeconds: Duration.seconds(10),
           timeoutSeconds: Duration.seconds(3),
@@ -131,9 +122,7 @@ export class Redis extends Construct {
         }),
       }],
     });
-    this.deployment.select(LabelSelector.of({ labels: this.selector }));
-    // cdk8s-plus adds the address label to the pod template even with `select: false`.
-    ApiObject.of(this.deployment).addJsonPatch(JsonPatch.remove(ADDRESS_LABEL_PATCH_PATH));
+    selectStably(this.deployment, this.selector);
 
     this.service = new Service(this, 'Service', {
       metadata: { name: this.serviceName, namespace: this.namespace, labels },
