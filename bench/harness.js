@@ -37,7 +37,7 @@ function machine() {
 }
 
 /**
- * Runs one command once and returns `{ seconds, maxRssMiB, status }`; throws with its output when it fails,
+ * Runs one command once and returns `{ seconds, maxRssMiB, status, startedAtMs }`; throws with its output when it fails,
  * unless `allowFailure` is set. `cmd` is `{ name, argv: [program, ...args], cwd?, env?, allowFailure? }`.
  */
 function runOnce(cmd, gnuTime) {
@@ -52,6 +52,7 @@ function runOnce(cmd, gnuTime) {
       env.BENCH_MAX_RSS_FILE = rssFile;
       env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${MAX_RSS_PRELOAD}`.trim();
     }
+    const startedAtMs = Date.now();
     const start = process.hrtime.bigint();
     const r = spawnSync(argv[0], argv.slice(1), { cwd: cmd.cwd, env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -65,7 +66,7 @@ function runOnce(cmd, gnuTime) {
       const values = fs.readFileSync(rssFile, 'utf8').split(/\s+/).map(Number).filter((n) => Number.isFinite(n) && n > 0);
       if (values.length > 0) maxRssKiB = Math.max(...values);
     }
-    return { seconds, maxRssMiB: maxRssKiB === undefined ? undefined : maxRssKiB / 1024, status: r.status };
+    return { seconds, maxRssMiB: maxRssKiB === undefined ? undefined : maxRssKiB / 1024, status: r.status, startedAtMs };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
