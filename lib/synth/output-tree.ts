@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Yaml } from 'cdk8s';
+import { renderYaml } from './render-chart';
 
 /** The synthesized output: file contents keyed by path relative to the output folder (`/` separators). */
 export type OutputTree = Map<string, string>;
 
-/** Serializes manifests as a multi-document YAML file, the way cdk8s does. */
+/** Serializes manifests as a multi-document YAML file, byte for byte the way cdk8s does (`renderYaml`). */
 export function toYaml(objects: readonly unknown[]): string {
-  return Yaml.stringify(...objects);
+  return renderYaml(objects);
 }
 
 /** Returns a copy of `tree` with its paths in sorted order, so iteration (and listings) are deterministic. */
