@@ -2,7 +2,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { readTree } from '../../lib/synth/output-tree';
+import { synthesizeToDisk } from '../../lib/synth/run-synth';
 
 // These tests run the real entry point (scripts/run-app.js → main.ts) in child processes.
 const root = path.resolve(__dirname, '../..');
@@ -43,9 +45,12 @@ describe('synth entry point', () => {
     // THEN
     expect(result.status).toBe(1);
     expect(result.stderr).toBe([
-      'The homelab config has 2 problems:',
+      'The homelab config has 3 problems:',
       '  - databases.postgres: \'postgres\' is reserved by PostgreSQL and must not be managed by CNPG; choose another name.',
       '  - databases.postgres.cluster: unknown postgres cluster \'nope\'. Declare it under \'postgresClusters\' or use one of: ddb-cluster, forgejo-db.',
+      // Temporal's databases are gone too: reported in the same round, not after the first two are fixed.
+      '  - argocd.temporal: databases \'temporal\' and \'temporal_visibility\' must both be keys of databases on cluster \'ddb-cluster\'. ' +
+        'Declare them under databases with cluster: \'ddb-cluster\'.',
       '',
       `Nothing was written; ${out}/ is unchanged.`,
       '',
@@ -56,12 +61,14 @@ describe('synth entry point', () => {
 
   test('--check exits 1 with a summary when the output folder differs, 0 when it matches', () => {
     const out = path.join(tmp, 'dist');
-    expect(synth(['--out', out]).status).toBe(0);
-    expect(synth(['--out', out, '--check']).status).toBe(0);
+    expect(synthesizeToDisk(REFERENCE_HOMELAB, ['--out', out]).exitCode).toBe(0);
+    expect(synthesizeToDisk(REFERENCE_HOMELAB, ['--out', out, '--check'])).toEqual({
+      exitCode: 0, stdout: `${out}/ matches the config (${readTree(out).size} files).\n`, stderr: '',
+    });
     fs.appendFileSync(path.join(out, 'bootstrap', '01-namespaces.yaml'), 'extra: line\n');
     fs.writeFileSync(path.join(out, 'stale.yaml'), 'x: 1\n');
-    const result = synth(['--out', out, '--check']);
-    expect(result.status).toBe(1);
+    const result = synthesizeToDisk(REFERENCE_HOMELAB, ['--out', out, '--check']);
+    expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe([
       `${out}/ is out of date with the config:`,
       '  - stale.yaml (no longer generated)',
@@ -88,8 +95,8 @@ describe('synth entry point', () => {
   });
 
   test('rejects an unknown argument with exit code 2', () => {
-    const result = synth(['--outdir', 'x']);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('unknown argument \'--outdir\'');
+    const result = synthesizeToDisk(REFERENCE_HOMELAB, ['--outdir', 'x']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe('unknown argument \'--outdir\'. Usage: synth [--config <file.ts>] [--out <dir>] [--check]\n');
   });
 });
