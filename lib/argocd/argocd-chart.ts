@@ -19,16 +19,12 @@ import { ForgejoEndpoint, forgejoRepoOwner, parseGithubSeed } from './repo-url';
 import { RootApp } from './root-app';
 import { SYNC_WAVES } from './sync-waves';
 import { TemporalApplication } from './temporal/temporal-application';
+import {
+  applicationNameProblems, GENERATED_APPLICATIONS, phase0NamespaceProblems, temporalDatabasesProblem, unmanagedProblems,
+} from './validate-argocd-config';
 import { sortKeys } from './temporal/temporal-values';
 
-/** Names of the Applications the tree generates itself; `argocd.applications` may not use them. */
-export const GENERATED_APPLICATIONS = {
-  projects: 'projects',
-  sopsSecrets: 'sops-secrets',
-  dataSchemas: 'data-schemas',
-  forgejoMirror: 'forgejo-mirror',
-  temporal: 'temporal',
-} as const;
+export { GENERATED_APPLICATIONS } from './validate-argocd-config';
 
 /** Properties for `ArgoCdChart`. */
 export interface ArgoCdChartProps {
@@ -169,10 +165,8 @@ export class ArgoCdChart extends Chart {
     if (temporal) {
       const defaultDatabase = databases.get(temporal.defaultDatabase ?? 'temporal');
       const visibilityDatabase = databases.get(temporal.visibilityDatabase ?? 'temporal_visibility');
-      if (!defaultDatabase || !visibilityDatabase || defaultDatabase.cluster.name !== temporal.cluster || visibilityDatabase.cluster.name !== temporal.cluster) {
-        throw new Error(`temporal: databases '${temporal.defaultDatabase ?? 'temporal'}' and '${temporal.visibilityDatabase ?? 'temporal_visibility'}' ` +
-          `must both be keys of databases on cluster '${temporal.cluster}'. Declare them under databases with cluster: '${temporal.cluster}'.`);
-      }
+      const problem = temporalDatabasesProblem(config, temporal);
+      if (problem || !defaultDatabase || !visibilityDatabase) throw new Error(`temporal: ${problem}`);
       const viaArgo = [defaultDatabase, visibilityDatabase].some((d) => config.databases[d.pgName].deliveredBy === 'argocd');
       const namespace = temporal.namespace ?? 'temporal';
       this.temporal = new TemporalApplication(this, 'Temporal', {
@@ -201,8 +195,10 @@ export class ArgoCdChart extends Chart {
       for (const dep of app.dependsOn ?? []) apps.get(name)!.addDependsOn(apps.get(dep)!);
     }
 
-    checkUnmanaged(argocd.unmanaged ?? [], [...apps.values()]);
-    checkPhase0Namespaces(phase0Namespaces, [...apps.values()]);
+    const problems = new ProblemCollector();
+    unmanagedProblems(argocd.unmanaged ?? [], [...apps.values()], problems);
+    phase0NamespaceProblems(phase0Namespaces, [...apps.values()], problems);
+    problems.check();
 
     this.applications = new Map([...apps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     this.secretReferences = secrets.sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
@@ -253,59 +249,10 @@ function catalogApplication(scope: Construct, name: string, app: ApplicationConf
   });
 }
 
-/** Config rules of the Argo CD section, checked together before any construct is defined. */
+/** Names and dependencies of the Argo CD section, checked together before any construct is defined. */
 function checkConfig(config: HomelabConfig): void {
   const problems = new ProblemCollector();
-  const argocd = config.argocd;
-  const names = Object.keys(argocd.applications);
-  const generated: string[] = Object.values(GENERATED_APPLICATIONS);
-  // Phase-0 components as Applications are rejected by validateConfig() before the tree is built.
-  for (const name of names.sort()) {
-    const path = `argocd.applications.${name}`;
-    problems.when(generated.includes(name) || name === 'root', path, () => `'${name}' is the name of an Application the tree generates ` +
-      `(root, ${generated.join(', ')}). Rename it.`);
-    for (const dep of argocd.applications[name].dependsOn ?? []) {
-      const known = names.includes(dep) || generated.includes(dep);
-      problems.when(!known || (generated.includes(dep) && !generatedExists(config, dep)), `${path}.dependsOn`,
-        () => `'${dep}' is not an Application of the tree. Use a key of argocd.applications or a generated Application.`);
-    }
-  }
-  problems.check();
-}
-
-function generatedExists(config: HomelabConfig, name: string): boolean {
-  if (name === GENERATED_APPLICATIONS.temporal) return config.argocd.temporal !== undefined;
-  if (name === GENERATED_APPLICATIONS.dataSchemas) {
-    return Object.values(config.postgresClusters).some((c) => c.deliveredBy === 'argocd')
-      || Object.values(config.databases).some((d) => d.deliveredBy === 'argocd');
-  }
-  return true;
-}
-
-/** No Application may read from a directory that is declared unmanaged. */
-function checkUnmanaged(unmanaged: readonly string[], apps: readonly HomelabApplication[]): void {
-  const problems = new ProblemCollector();
-  const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
-  for (const app of apps) {
-    const paths = app.sources.flatMap((s) => (s.kind === 'helm-chart' ? [...(s.valueFiles ?? [])] : s.kind === 'git-path' ? [s.path] : []));
-    for (const p of paths) {
-      for (const dir of unmanaged) {
-        problems.when(inside(p, dir), `argocd.applications.${app.name}`, () => `path '${p}' is inside '${dir}', which argocd.unmanaged ` +
-          'declares experimental and unmanaged. Remove it from argocd.unmanaged or stop using the path.');
-      }
-    }
-  }
-  problems.check();
-}
-
-/** The bootstrap owns the labels of Phase-0 namespaces; an Application must not manage their metadata. */
-function checkPhase0Namespaces(phase0: ReadonlySet<string>, apps: readonly HomelabApplication[]): void {
-  const problems = new ProblemCollector();
-  for (const app of apps) {
-    problems.when(app.managedNamespaceMetadata !== undefined && phase0.has(app.namespace), `argocd.applications.${app.name}`,
-      () => `namespace '${app.namespace}' is created in Phase 0 (namespaces.${app.namespace}), which owns its labels. ` +
-        'Remove managedNamespaceMetadata and CreateNamespace from the Application, or remove the namespace from namespaces.');
-  }
+  applicationNameProblems(config, problems);
   problems.check();
 }
 

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { Application, ApplicationSpecSource, ApplicationSpecSources } from '../../imports/argocd-application-argoproj.io';
 import { COMMON_LABELS } from '../shared/labels';
 import { dnsLabelProblem } from '../shared/names';
-import { ApplicationSource, chartRepoUrl, HelmChartSource, VALUES_REF } from './application-source';
+import { ApplicationSource, chartRepoUrl, VALUES_REF } from './application-source';
 import { isPinnedChartVersion } from './chart-version';
 import { CLUSTER_SCOPED_KINDS, ClusterScopedKind, compareGroupKind, GroupKind } from './cluster-resources';
 import { HomelabProject } from './homelab-project';
@@ -202,11 +202,8 @@ export class HomelabApplication extends Construct {
    */
   public addDependsOn(app: HomelabApplication): void {
     if (app === this) throw new Error(`application '${this.name}' cannot depend on itself`);
-    if (app.syncWave >= this.syncWave) {
-      throw new Error(`application '${this.name}' (wave ${this.syncWave}) depends on '${app.name}' (wave ${app.syncWave}), ` +
-        'but a dependency must sit in a strictly earlier wave. ' +
-        `Lower the syncWave of '${app.name}' below ${this.syncWave}, or raise the syncWave of '${this.name}' above ${app.syncWave}.`);
-    }
+    const problem = dependencyWaveProblem(this, app);
+    if (problem) throw new Error(problem);
     if (this._dependsOn.includes(app)) return;
     this._dependsOn.push(app);
     this.node.addDependency(app);
@@ -226,63 +223,17 @@ export class HomelabApplication extends Construct {
 
   /** Repo-relative paths of the git and plugin sources (Helm values files excluded). */
   public get repoPaths(): readonly string[] {
-    return this.sources.flatMap((s) => (s.kind === 'helm-chart' ? [] : [s.path]));
+    return repoPathsOf(this.sources);
   }
 
   private validate(props: HomelabApplicationProps): void {
-    const where = `application '${this.name}'`;
-    const nameProblem = dnsLabelProblem(this.name, 53);
-    if (nameProblem) throw new Error(`${where}: name ${nameProblem}. Rename it in argocd.applications.`);
-    const wave = syncWaveProblem(this.syncWave);
-    if (wave) throw new Error(`${where}: syncWave ${wave}. Pick a wave from SYNC_WAVES (lib/argocd/sync-waves.ts).`);
-    for (const ns of this.namespaces) {
-      const p = dnsLabelProblem(ns);
-      if (p) throw new Error(`${where}: namespace '${ns}' ${p}.`);
-    }
-    if (this.sources.length === 0) {
-      throw new Error(`${where}: has no sources. Give it a git path, a Helm chart or a plugin source.`);
-    }
-    for (const s of this.sources) {
-      if (s.kind === 'helm-chart') this.validateChart(s);
-      else {
-        const p = repoPathProblem(s.path);
-        if (p) throw new Error(`${where}: source path '${s.path}' ${p}.`);
-      }
-    }
-    if (this.managedNamespaceMetadata && !this.syncOptions.includes('CreateNamespace')) {
-      throw new Error(`${where}: managedNamespaceMetadata is set but the sync option 'CreateNamespace' is not; ` +
-        'Argo CD applies namespace metadata only to a namespace it creates. ' +
-        'Add \'CreateNamespace\' to syncOptions or remove managedNamespaceMetadata.');
-    }
-    for (const d of this.ignoreDifferences) {
-      const fields = (d.jsonPointers ?? []).length + (d.jqPathExpressions ?? []).length + (d.managedFieldsManagers ?? []).length;
-      if (fields === 0) {
-        throw new Error(`${where}: ignoreDifferences entry for kind '${d.kind}' names no field. ` +
-          'Set jsonPointers, jqPathExpressions or managedFieldsManagers.');
-      }
-    }
+    const first = applicationProblems(props)[0];
+    if (first) throw new Error(`application '${this.name}': ${first.message}`);
     if (!Number.isInteger(this.retryLimit)) {
-      throw new Error(`${where}: retryLimit must be an integer, got ${props.retryLimit}.`);
+      throw new Error(`application '${this.name}': retryLimit must be an integer, got ${props.retryLimit}.`);
     }
     if (!(this.retryBackoffFactor >= 1)) {
-      throw new Error(`${where}: retryBackoffFactor must be at least 1, got ${props.retryBackoffFactor}.`);
-    }
-  }
-
-  private validateChart(s: HelmChartSource): void {
-    const where = `application '${this.name}'`;
-    if (!/^(https|oci):\/\/[^\s*]+$/.test(s.repoURL)) {
-      throw new Error(`${where}: chart repository '${s.repoURL}' must be an https:// Helm repository or an oci:// registry path.`);
-    }
-    if (s.chart.length === 0) throw new Error(`${where}: chart name must not be empty.`);
-    if (!isPinnedChartVersion(s.version)) {
-      throw new Error(`${where}: chart '${s.chart}' version '${s.version}' is not pinned. ` +
-        'A range, a wildcard, \'latest\' or an empty version lets the chart change under the same commit. ' +
-        'Set an exact release version such as \'1.6.0\'.');
-    }
-    for (const f of s.valueFiles ?? []) {
-      const p = repoPathProblem(f);
-      if (p || f === '.') throw new Error(`${where}: values file '${f}' ${p ?? 'must name a file'}.`);
+      throw new Error(`application '${this.name}': retryBackoffFactor must be at least 1, got ${props.retryBackoffFactor}.`);
     }
   }
 
@@ -322,6 +273,103 @@ export class HomelabApplication extends Construct {
     }
     return rendered.length === 1 ? { source: rendered[0] as ApplicationSpecSource } : { sources: rendered };
   }
+}
+
+/** Repo-relative paths of the git and plugin sources among `sources` (Helm values files excluded). */
+export function repoPathsOf(sources: readonly ApplicationSource[]): string[] {
+  return sources.flatMap((s) => (s.kind === 'helm-chart' ? [] : [s.path]));
+}
+
+/** What `applicationProblems` checks: the config-level fields of an Application. */
+export interface ApplicationRuleInput {
+  readonly name: string;
+  readonly sources: readonly ApplicationSource[];
+  readonly namespace: string;
+  readonly additionalNamespaces?: readonly string[];
+  readonly syncWave: SyncWave;
+  readonly syncOptions?: readonly SyncOption[];
+  readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
+  readonly ignoreDifferences?: readonly IgnoreDifference[];
+}
+
+/** One broken rule of an Application: the field (relative to the Application, `''` for itself) and the message. */
+export interface ApplicationProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * Every rule of one Application that its own fields decide: a valid name, a wave from the wave table, valid
+ * namespaces, at least one source, pinned charts from https/oci repositories, clean repo-relative paths,
+ * `managedNamespaceMetadata` only with `CreateNamespace`, and `ignoreDifferences` entries that name a field.
+ * `HomelabApplication` throws the first; `validateArgoCdConfig` reports them all with their config paths.
+ */
+export function applicationProblems(app: ApplicationRuleInput): ApplicationProblem[] {
+  const out: ApplicationProblem[] = [];
+  const add = (field: string, message: string) => out.push({ field, message });
+  const nameProblem = dnsLabelProblem(app.name, 53);
+  if (nameProblem) add('', `name ${nameProblem}. Rename it in argocd.applications.`);
+  const wave = syncWaveMessage(app.syncWave);
+  if (wave) add('syncWave', wave);
+  const namespaces: [string, string][] = [['namespace', app.namespace],
+    ...(app.additionalNamespaces ?? []).map((ns, i): [string, string] => [`additionalNamespaces[${i}]`, ns])];
+  for (const [field, ns] of namespaces) {
+    const p = dnsLabelProblem(ns);
+    if (p) add(field, `namespace '${ns}' ${p}.`);
+  }
+  const sources: readonly ApplicationSource[] = Array.isArray(app.sources) ? app.sources : [];
+  if (sources.length === 0) add('sources', 'has no sources. Give it a git path, a Helm chart or a plugin source.');
+  sources.forEach((s, i) => {
+    const at = `sources[${i}]`;
+    if (s.kind !== 'helm-chart') {
+      const p = repoPathProblem(s.path);
+      if (p) add(`${at}.path`, `source path '${s.path}' ${p}.`);
+      return;
+    }
+    if (!/^(https|oci):\/\/[^\s*]+$/.test(s.repoURL)) {
+      add(`${at}.repoURL`, `chart repository '${s.repoURL}' must be an https:// Helm repository or an oci:// registry path.`);
+    }
+    if (s.chart.length === 0) add(`${at}.chart`, 'chart name must not be empty.');
+    if (!isPinnedChartVersion(s.version)) {
+      add(`${at}.version`, `chart '${s.chart}' version '${s.version}' is not pinned. ` +
+        'A range, a wildcard, \'latest\' or an empty version lets the chart change under the same commit. ' +
+        'Set an exact release version such as \'1.6.0\'.');
+    }
+    (s.valueFiles ?? []).forEach((f, j) => {
+      const p = repoPathProblem(f);
+      if (p || f === '.') add(`${at}.valueFiles[${j}]`, `values file '${f}' ${p ?? 'must name a file'}.`);
+    });
+  });
+  if (app.managedNamespaceMetadata && !(app.syncOptions ?? []).includes('CreateNamespace')) {
+    add('managedNamespaceMetadata', 'managedNamespaceMetadata is set but the sync option \'CreateNamespace\' is not; ' +
+      'Argo CD applies namespace metadata only to a namespace it creates. ' +
+      'Add \'CreateNamespace\' to syncOptions or remove managedNamespaceMetadata.');
+  }
+  (app.ignoreDifferences ?? []).forEach((d, i) => {
+    const fields = (d.jsonPointers ?? []).length + (d.jqPathExpressions ?? []).length + (d.managedFieldsManagers ?? []).length;
+    if (fields === 0) {
+      add(`ignoreDifferences[${i}]`, `ignoreDifferences entry for kind '${d.kind}' names no field. ` +
+        'Set jsonPointers, jqPathExpressions or managedFieldsManagers.');
+    }
+  });
+  return out;
+}
+
+/** Why `wave` is not a wave of the wave table, with the fix; undefined when it is. */
+export function syncWaveMessage(wave: unknown): string | undefined {
+  const problem = syncWaveProblem(wave);
+  return problem ? `syncWave ${problem}. Pick a wave from SYNC_WAVES (lib/argocd/sync-waves.ts).` : undefined;
+}
+
+/**
+ * Why `app` may not depend on `dep` (Argo CD orders Applications only by wave, so `dep` must sit in a strictly
+ * earlier wave), naming both and their waves; undefined when it may.
+ */
+export function dependencyWaveProblem(app: { name: string; syncWave: number }, dep: { name: string; syncWave: number }): string | undefined {
+  if (dep.syncWave < app.syncWave) return undefined;
+  return `application '${app.name}' (wave ${app.syncWave}) depends on '${dep.name}' (wave ${dep.syncWave}), ` +
+    'but a dependency must sit in a strictly earlier wave. ' +
+    `Lower the syncWave of '${dep.name}' below ${app.syncWave}, or raise the syncWave of '${app.name}' above ${dep.syncWave}.`;
 }
 
 function dedupeGroupKinds(kinds: readonly GroupKind[]): GroupKind[] {

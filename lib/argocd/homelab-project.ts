@@ -46,12 +46,8 @@ export class HomelabProject extends Construct {
     this.namespace = props.namespace ?? 'argocd';
     this.repo = props.repo;
 
-    if (this.name === 'default') {
-      throw new Error('AppProject name \'default\' is not allowed: it is Argo CD\'s built-in catch-all project, which permits ' +
-        'every repository, destination and cluster resource. Use a dedicated project such as \'homelab\' (argocd.project).');
-    }
-    const nameProblem = dnsLabelProblem(this.name);
-    if (nameProblem) throw new Error(`AppProject name '${this.name}' ${nameProblem}. Set argocd.project to a valid name.`);
+    const nameProblem = projectNameProblem(this.name);
+    if (nameProblem) throw new Error(nameProblem);
 
     this.resource = new AppProject(this, 'Resource', {
       metadata: {
@@ -117,19 +113,7 @@ export class HomelabProject extends Construct {
 
   /** Rules that need every Application: no two own the same path, no two set conflicting namespace metadata. */
   private validateApplications(): string[] {
-    const errors: string[] = [];
-    const pathOwners = new Map<string, string>();
-    for (const app of this.applications) {
-      for (const p of app.repoPaths) {
-        const owner = pathOwners.get(p);
-        if (owner) {
-          errors.push(`applications '${owner}' and '${app.name}' both use path '${p}'; every deployable directory is the source of ` +
-            'exactly one Application. Remove the path from one of them.');
-        } else {
-          pathOwners.set(p, app.name);
-        }
-      }
-    }
+    const errors: string[] = sharedPathProblems(this.applications).map((p) => p.message);
     const metadataOwners = new Map<string, HomelabApplication>();
     for (const app of this.applications) {
       if (!app.managedNamespaceMetadata) continue;
@@ -143,6 +127,40 @@ export class HomelabProject extends Construct {
     }
     return errors;
   }
+}
+
+/** Why `name` cannot be the AppProject's name (`default`, or not a DNS label such as `*`); undefined when it can. */
+export function projectNameProblem(name: string): string | undefined {
+  if (name === 'default') {
+    return 'AppProject name \'default\' is not allowed: it is Argo CD\'s built-in catch-all project, which permits ' +
+      'every repository, destination and cluster resource. Use a dedicated project such as \'homelab\' (argocd.project).';
+  }
+  const nameProblem = dnsLabelProblem(name);
+  return nameProblem ? `AppProject name '${name}' ${nameProblem}. Set argocd.project to a valid name.` : undefined;
+}
+
+/**
+ * Every repo path that two Applications use (each deployable directory is the source of exactly one
+ * Application), for Applications given in name order. Used by the project's validation and the config check.
+ */
+export function sharedPathProblems(apps: readonly { readonly name: string; readonly repoPaths: readonly string[] }[]): { name: string; message: string }[] {
+  const errors: { name: string; message: string }[] = [];
+  const pathOwners = new Map<string, string>();
+  for (const app of apps) {
+    for (const p of app.repoPaths) {
+      const owner = pathOwners.get(p);
+      if (owner) {
+        errors.push({
+          name: app.name,
+          message: `applications '${owner}' and '${app.name}' both use path '${p}'; every deployable directory is the source of ` +
+            'exactly one Application. Remove the path from one of them.',
+        });
+      } else {
+        pathOwners.set(p, app.name);
+      }
+    }
+  }
+  return errors;
 }
 
 function canonical(m: HomelabApplication['managedNamespaceMetadata']): unknown {

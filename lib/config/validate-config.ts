@@ -1,4 +1,9 @@
+import { validateArgoCdConfig } from '../argocd/validate-argocd-config';
+import { CNPG_RESOURCE_DEFAULTS } from '../bootstrap/cnpg/cnpg-cluster';
 import { ProblemCollector } from '../shared/errors';
+import { byteQuantityProblem, requestAboveLimitProblem } from '../validation/pod-security';
+import { compareQuantities, parseQuantity } from '../validation/quantity';
+import { findSecrets } from '../validation/secret-scanner';
 import { dnsLabelProblem, kubernetesNameForPg, pgIdentifierProblem, RESERVED_DATABASE_NAMES } from '../shared/names';
 import { HomelabConfig } from './homelab-config';
 
@@ -19,6 +24,8 @@ function keys<T>(record: Readonly<Record<string, T>> | undefined): string[] {
  * and the fix. The Argo CD tree validates its own section when it is built.
  */
 export function validateConfig(config: HomelabConfig, problems = new ProblemCollector()): ProblemCollector {
+  // Other rules echo the values they reject; with a secret in the config, report only where the secrets are.
+  if (secretProblems(config, problems)) return problems;
   const namespaces = new Set(keys(config.namespaces));
   const nsProblem = (path: string, ns: string) => problems.when(!namespaces.has(ns), path,
     () => `namespace '${ns}' is not declared. Add it under 'namespaces' (declared: ${[...namespaces].join(', ') || 'none'}).`);
@@ -57,6 +64,7 @@ export function validateConfig(config: HomelabConfig, problems = new ProblemColl
     }
     problems.when(c.storageSize !== undefined && !QUANTITY.test(c.storageSize), `${path}.storageSize`,
       () => `'${c.storageSize}' is not a Kubernetes quantity; write it like '10Gi'.`);
+    resourceProblems(path, c, problems);
   }
 
   const k8sNames = new Map<string, string>();
@@ -110,7 +118,57 @@ export function validateConfig(config: HomelabConfig, problems = new ProblemColl
       'Argo CD Application: Argo CD syncs from the git repository that Forgejo serves, and Forgejo needs CNPG and storage, ' +
       'so managing it from Argo CD re-creates the bootstrap circle. Remove the Application; the bootstrap runbook owns it.');
   }
+  // An Application that must be removed gets no further advice.
+  const applications = Object.fromEntries(Object.entries(config.argocd.applications).filter(([app]) => !phase0.has(app)));
+  validateArgoCdConfig({ ...config, argocd: { ...config.argocd, applications } }, problems);
   return problems;
+}
+
+/**
+ * CPU and memory of a cluster's instances: valid quantities, memory in bytes (never `400m`, which is 0.4
+ * bytes), and the memory request not above the limit. The messages are the output validator's.
+ */
+function resourceProblems(path: string, c: HomelabConfig['postgresClusters'][string], problems: ProblemCollector): void {
+  const fields = ['cpuRequest', 'memoryRequest', 'memoryLimit'] as const;
+  const parsed = new Map<string, ReturnType<typeof parseQuantity>>();
+  for (const field of fields) {
+    const raw = c[field];
+    const q = parseQuantity(raw ?? CNPG_RESOURCE_DEFAULTS[field]);
+    problems.when(raw !== undefined && q === undefined, `${path}.${field}`,
+      () => `'${raw}' is not a Kubernetes quantity; write it like '${CNPG_RESOURCE_DEFAULTS[field]}'.`);
+    if (!q) continue;
+    const bytes = field === 'cpuRequest' ? undefined : byteQuantityProblem('memory', q.text, q);
+    problems.when(bytes !== undefined, `${path}.${field}`, () => `${bytes}.`);
+    if (bytes === undefined) parsed.set(field, q);
+  }
+  const request = parsed.get('memoryRequest');
+  const limit = parsed.get('memoryLimit');
+  problems.when(request !== undefined && limit !== undefined && compareQuantities(request, limit) > 0, `${path}.memoryRequest`,
+    () => `${requestAboveLimitProblem('memory', request!, limit!)}.`);
+}
+
+/**
+ * Private keys and GitHub tokens anywhere in the config (every string, at any depth), with the scanner of the
+ * output: the config is committed and rendered into dist/. The message shows at most a short prefix.
+ */
+function secretProblems(config: HomelabConfig, problems: ProblemCollector): boolean {
+  let found = false;
+  const walk = (v: unknown, path: string): void => {
+    if (typeof v === 'string') {
+      for (const s of findSecrets(v)) {
+        found = true;
+        problems.add(path, `contains ${s.what}. Never put secrets in the homelab config: it is committed and rendered into dist/. ` +
+          `${s.kind === 'github-token' ? 'Revoke the token on GitHub, then d' : 'D'}eliver it as a Secret (SOPS or a local file read ` +
+          'at apply time) and reference the Secret by name.');
+      }
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    } else if (typeof v === 'object' && v !== null) {
+      for (const k of Object.keys(v).sort()) walk((v as Record<string, unknown>)[k], path === '' ? k : `${path}.${k}`);
+    }
+  };
+  walk(config, '');
+  return found;
 }
 
 function validateForgejo(config: HomelabConfig, problems: ProblemCollector, nsProblem: (p: string, ns: string) => void): void {

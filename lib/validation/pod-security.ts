@@ -66,6 +66,23 @@ function containerLabel(c: JsonObject): string {
   return typeof c.name === 'string' ? `container '${c.name}'` : 'container';
 }
 
+/**
+ * Why `q` (written `raw`) is not a byte count: a `m`, `u` or `n` suffix means thousandths (millionths...) of a
+ * byte, so `400m` is 0.4 bytes. Undefined when it is fine. Shared with the config check of memory fields.
+ */
+export function byteQuantityProblem(name: string, raw: string | number, q: Quantity): string | undefined {
+  if (!hasSubUnitSuffix(q)) return undefined;
+  const bytes = Number(q.numerator) / Number(q.denominator);
+  return `${name} ${show(raw)} is ${bytes} bytes: the '${q.suffix}' suffix means thousandths for bytes; `
+    + `write ${q.suffix === 'm' ? `'${q.text.slice(0, -1)}Mi'` : "a size such as '64Mi'"}`;
+}
+
+/** The message for a request above its limit, which the API server rejects. Shared with the config check. */
+export function requestAboveLimitProblem(name: string, req: Quantity, lim: Quantity): string {
+  return `${name} request ${show(req.text)} is above its limit ${show(lim.text)}; the API server rejects it. `
+    + 'Lower the request or raise the limit';
+}
+
 function resourceFindings(resources: unknown, path: FieldPath, who: string, requireAll: boolean, out: Finding[]): void {
   const r = isObject(resources) ? resources : {};
   const requests = isObject(r.requests) ? r.requests : {};
@@ -92,14 +109,8 @@ function resourceFindings(resources: unknown, path: FieldPath, who: string, requ
       const q = parseQuantity(raw);
       if (!q) continue; // the schema reports the syntax
       parsed[kindOf][name] = q;
-      if ((name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) && hasSubUnitSuffix(q)) {
-        const bytes = Number(q.numerator) / Number(q.denominator);
-        out.push({
-          path: [...path, kindOf, name],
-          message: `${who}: ${name} ${show(raw)} is ${bytes} bytes: the '${q.suffix}' suffix means thousandths for bytes; `
-            + `write ${q.suffix === 'm' ? `'${q.text.slice(0, -1)}Mi'` : "a size such as '64Mi'"}`,
-        });
-      }
+      const bytesProblem = (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) ? byteQuantityProblem(name, raw, q) : undefined;
+      if (bytesProblem) out.push({ path: [...path, kindOf, name], message: `${who}: ${bytesProblem}` });
     }
   }
   for (const name of Object.keys(parsed.requests).sort()) {
@@ -108,8 +119,7 @@ function resourceFindings(resources: unknown, path: FieldPath, who: string, requ
     if (lim && compareQuantities(req, lim) > 0) {
       out.push({
         path: [...path, 'requests', name],
-        message: `${who}: ${name} request ${show(req.text)} is above its limit ${show(lim.text)}; the API server rejects it. `
-          + 'Lower the request or raise the limit',
+        message: `${who}: ${requestAboveLimitProblem(name, req, lim)}`,
       });
     }
   }

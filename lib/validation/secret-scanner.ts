@@ -32,12 +32,18 @@ function redact(token: string): string {
 
 const FIX = 'keep secrets out of the output: reference a Secret that is created at apply time (a local file, SOPS, or an external secret store)';
 
-/** Scans any output file (manifests, scripts, Markdown) as text. */
-export function scanTextForSecrets(file: string, content: string): OutputProblem[] {
-  const out: OutputProblem[] = [];
-  for (const m of content.matchAll(PEM_PRIVATE_KEY)) {
-    out.push({ file, path: `line ${lineOf(content, m.index ?? 0)}`, message: `contains a PEM private key (${m[1]}); ${FIX}` });
-  }
+/** A secret found in text: where it starts, and what it is (redacted: never the secret itself). */
+export interface SecretMatch {
+  readonly index: number;
+  /** e.g. `a PEM private key (OPENSSH PRIVATE KEY)`, `a GitHub token (ghp_abcd...)`. */
+  readonly what: string;
+  readonly kind: 'pem' | 'base64-pem' | 'github-token';
+}
+
+/** Private keys (also base64-encoded) and GitHub tokens in `content`, in the order of the scanner's rules. */
+export function findSecrets(content: string): SecretMatch[] {
+  const out: SecretMatch[] = [];
+  for (const m of content.matchAll(PEM_PRIVATE_KEY)) out.push({ index: m.index ?? 0, what: `a PEM private key (${m[1]})`, kind: 'pem' });
   let from = 0;
   for (;;) {
     const at = content.indexOf(BASE64_PEM_START, from);
@@ -47,13 +53,19 @@ export function scanTextForSecrets(file: string, content: string): OutputProblem
     from = at + Math.max(run.length, 1);
     const decoded = Buffer.from(run.replace(/\s+/g, ''), 'base64').toString('latin1');
     const m = new RegExp(PEM_PRIVATE_KEY.source).exec(decoded);
-    if (m) {
-      out.push({ file, path: `line ${lineOf(content, at)}`, message: `contains a base64-encoded PEM private key (${m[1]}); ${FIX}` });
-    }
+    if (m) out.push({ index: at, what: `a base64-encoded PEM private key (${m[1]})`, kind: 'base64-pem' });
   }
-  for (const m of content.matchAll(GITHUB_TOKEN)) {
-    out.push({ file, path: `line ${lineOf(content, m.index ?? 0)}`, message: `contains a GitHub token (${redact(m[1])}); revoke it on GitHub and ${FIX}` });
-  }
+  for (const m of content.matchAll(GITHUB_TOKEN)) out.push({ index: m.index ?? 0, what: `a GitHub token (${redact(m[1])})`, kind: 'github-token' });
+  return out;
+}
+
+/** Scans any output file (manifests, scripts, Markdown) as text. */
+export function scanTextForSecrets(file: string, content: string): OutputProblem[] {
+  const out: OutputProblem[] = findSecrets(content).map((s) => ({
+    file,
+    path: `line ${lineOf(content, s.index)}`,
+    message: `contains ${s.what}; ${s.kind === 'github-token' ? 'revoke it on GitHub and ' : ''}${FIX}`,
+  }));
   if (file.endsWith('.sh')) {
     for (const m of content.matchAll(FROM_LITERAL)) {
       if (SENSITIVE_KEY.test(m[1])) {

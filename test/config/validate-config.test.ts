@@ -8,8 +8,9 @@ function problems(config: HomelabConfig): string[] {
   return validateConfig(config).all.map((p) => `${p.path}: ${p.message}`);
 }
 
+/** The reference homelab with other databases; without Temporal, whose databases they replace. */
 function withDatabases(databases: HomelabConfig['databases']): HomelabConfig {
-  return { ...REFERENCE_HOMELAB, databases };
+  return { ...REFERENCE_HOMELAB, databases, argocd: { ...REFERENCE_HOMELAB.argocd, temporal: undefined } };
 }
 
 describe('validateConfig', () => {

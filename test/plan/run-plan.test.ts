@@ -46,7 +46,7 @@ describe('runPlan', () => {
   test('fails with every config problem on an invalid config', () => {
     const r = run([], false, {}, { ...REFERENCE_HOMELAB, databases: { postgres: { cluster: 'nope', owner: 'app' } } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^The homelab config has 2 problems:\n/);
+    expect(r.stderr).toMatch(/^The homelab config has 3 problems:\n/);
     expect(r.stdout).toBe('');
   });
 });
@@ -91,7 +91,7 @@ describe('plan command', () => {
       ].join('\n'));
       const r = plan(['--config', bad]);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^The homelab config has 2 problems:\n/);
+      expect(r.stderr).toMatch(/^The homelab config has 3 problems:\n/);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

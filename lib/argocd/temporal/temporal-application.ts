@@ -77,6 +77,48 @@ export interface TemporalApplicationProps {
   readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
 }
 
+/** One broken Temporal rule: the config path it belongs to and the message. */
+export interface TemporalProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * The rules of Temporal's settings that need no values: the chart version the values are written for, a
+ * positive shard count, and a login role that owns both databases. `TemporalApplication` throws the first;
+ * the config check reports them all.
+ */
+export function temporalSettingProblems(s: {
+  readonly chartVersion: string;
+  readonly numHistoryShards: number;
+  readonly user: string;
+  readonly databases: readonly { readonly pgName: string; readonly owner: string }[];
+}): TemporalProblem[] {
+  const out: TemporalProblem[] = [];
+  if (s.chartVersion !== TEMPORAL_VALUES_CHART_VERSION) {
+    out.push({
+      path: 'argocd.temporal.chartVersion',
+      message: `chart version '${s.chartVersion}' differs from '${TEMPORAL_VALUES_CHART_VERSION}', the version the ` +
+        'generated values are written for. Chart schema drift silently reverts persistence to Cassandra. Review ' +
+        'lib/argocd/temporal/temporal-values.ts against the new chart and update TEMPORAL_VALUES_CHART_VERSION, or set ' +
+        `argocd.temporal.chartVersion back to '${TEMPORAL_VALUES_CHART_VERSION}'.`,
+    });
+  }
+  if (!Number.isInteger(s.numHistoryShards) || s.numHistoryShards < 1) {
+    out.push({ path: 'argocd.temporal.numHistoryShards', message: `numHistoryShards must be a positive integer, got ${s.numHistoryShards}.` });
+  }
+  for (const db of s.databases) {
+    if (db.owner !== s.user) {
+      out.push({
+        path: `databases.${db.pgName}.owner`,
+        message: `database '${db.pgName}' is owned by '${db.owner}', not by '${s.user}', the role Temporal logs in as; ` +
+          `its schema Job could not create tables. Set databases.${db.pgName}.owner to '${s.user}'.`,
+      });
+    }
+  }
+  return out;
+}
+
 /** Port of the CNPG read-write Service. */
 const POSTGRES_PORT = 5432;
 
@@ -110,21 +152,8 @@ export class TemporalApplication extends HomelabApplication {
     const sqlPlugin = props.sqlPlugin ?? 'postgres12_pgx';
     const numHistoryShards = props.numHistoryShards ?? 512;
 
-    if (chartVersion !== TEMPORAL_VALUES_CHART_VERSION) {
-      throw new Error(`temporal: chart version '${chartVersion}' differs from '${TEMPORAL_VALUES_CHART_VERSION}', the version the ` +
-        'generated values are written for. Chart schema drift silently reverts persistence to Cassandra. Review ' +
-        'lib/argocd/temporal/temporal-values.ts against the new chart and update TEMPORAL_VALUES_CHART_VERSION, or set ' +
-        `argocd.temporal.chartVersion back to '${TEMPORAL_VALUES_CHART_VERSION}'.`);
-    }
-    if (!Number.isInteger(numHistoryShards) || numHistoryShards < 1) {
-      throw new Error(`temporal: numHistoryShards must be a positive integer, got ${numHistoryShards}.`);
-    }
-    for (const db of [props.defaultDatabase, props.visibilityDatabase]) {
-      if (db.owner !== user) {
-        throw new Error(`temporal: database '${db.pgName}' is owned by '${db.owner}', not by '${user}', the role Temporal logs in as; ` +
-          `its schema Job could not create tables. Set databases.${db.pgName}.owner to '${user}'.`);
-      }
-    }
+    const first = temporalSettingProblems({ chartVersion, numHistoryShards, user, databases: [props.defaultDatabase, props.visibilityDatabase] })[0];
+    if (first) throw new Error(`temporal: ${first.message}`);
     const store = (db: CnpgDatabase): TemporalPostgresStore => ({
       databaseName: db.pgName,
       connectAddr: `${db.cluster.readWriteHost}:${POSTGRES_PORT}`,

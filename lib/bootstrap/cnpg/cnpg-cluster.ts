@@ -66,6 +66,9 @@ export interface CnpgClusterProps {
   readonly imageName?: string;
 }
 
+/** Requests and limit of each PostgreSQL instance when the config sets none. */
+export const CNPG_RESOURCE_DEFAULTS = { cpuRequest: '100m', memoryRequest: '512Mi', memoryLimit: '1Gi' } as const;
+
 /** The props of the `Cluster` that `postgresClusters.<name>` of the homelab config declares. */
 export function cnpgClusterProps(name: string, c: PostgresClusterConfig): CnpgClusterProps {
   return {
@@ -118,9 +121,9 @@ export class CnpgCluster extends Construct {
     this.storageSize = props.storageSize ?? '10Gi';
     this.controlPlaneFriendly = props.controlPlaneFriendly ?? true;
     this.managedRoles = [...(props.managedRoles ?? [])].sort();
-    this.cpuRequest = props.cpuRequest ?? '100m';
-    this.memoryRequest = props.memoryRequest ?? '512Mi';
-    this.memoryLimit = props.memoryLimit ?? '1Gi';
+    this.cpuRequest = props.cpuRequest ?? CNPG_RESOURCE_DEFAULTS.cpuRequest;
+    this.memoryRequest = props.memoryRequest ?? CNPG_RESOURCE_DEFAULTS.memoryRequest;
+    this.memoryLimit = props.memoryLimit ?? CNPG_RESOURCE_DEFAULTS.memoryLimit;
 
     if (!Number.isInteger(this.instances) || this.instances < 1) {
       throw new Error(`postgres cluster '${this.name}': instances must be an integer of at least 1, got ${this.instances}. ` +
