@@ -116,7 +116,8 @@ function waveProblems(config: HomelabConfig, problems: ProblemCollector): void {
   }
   for (const name of sortedKeys(argocd.applications)) {
     const app: ApplicationConfig = argocd.applications[name];
-    if (syncWaveMessage(app.syncWave) === undefined) nodes.set(name, { wave: app.syncWave, path: `argocd.applications.${name}.dependsOn` });
+    // A catalog name that clashes with a generated Application is reported on its own.
+    if (!nodes.has(name) && syncWaveMessage(app.syncWave) === undefined) nodes.set(name, { wave: app.syncWave, path: `argocd.applications.${name}.dependsOn` });
   }
 
   // The dependencies the tree adds itself: the mirror and data-schemas read SOPS Secrets; Temporal needs its databases.
