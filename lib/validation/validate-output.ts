@@ -1,3 +1,4 @@
+import { repoCredentialProblems } from './repo-credential-rules';
 import { OutputTree } from '../synth/output-tree';
 import { Finding, formatPath, isObject, show } from './field-path';
 import { ManifestDocument, parseOutputTree } from './manifest-documents';
@@ -148,6 +149,7 @@ export function validateOutput(tree: OutputTree, options: ValidateOutputOptions 
   for (const [file, content] of tree) {
     for (const problem of scanTextForSecrets(file, content)) ranked.push({ problem, doc: -1 });
   }
+  for (const problem of repoCredentialProblems(tree)) ranked.push({ problem, doc: -1 });
   ranked.sort(compareRanked);
   const seen = new Set<string>();
   const out: OutputProblem[] = [];

@@ -93,6 +93,17 @@ const OUTPUT_CASES: { name: string; tree: () => OutputTree; message: string }[] 
     message: 'The synthesized output has 1 problem:\n  - forgejo-mirror/forgejo-mirror.yaml: Job cicd/forgejo-mirror: spec.activeDeadlineSeconds: Job has no activeDeadlineSeconds, so a stuck run never ends and blocks whatever waits for it; set a deadline',
   },
   {
+    name: 'a repository credential whose url is not the root app\'s repoURL',
+    tree: () => {
+      const file = 'bootstrap/06-argocd-repo-credential/kustomization.yaml';
+      return new Map([...DIST, [file, DIST.get(file)!.replace('url=git@github.com:homelab-owner/homelab.git', 'url=git@github.com:homelab-owner/other.git')]]);
+    },
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-argocd-repo-credential/kustomization.yaml: Secret homelab-repo-github: ' +
+      'secretGenerator[0].literals: repository credential url \'git@github.com:homelab-owner/other.git\' is not the root app\'s repoURL ' +
+      '\'git@github.com:homelab-owner/homelab.git\' (argocd/root/root.yaml); Argo CD matches credentials by exact URL, so the root app ' +
+      'could not read the repository. Derive both from git.source.',
+  },
+  {
     name: 'a wildcard Role',
     tree: () => withObject(POSTGRES, 'Role', (r) => { r.rules[0].verbs = ['*']; }),
     message: 'The synthesized output has 1 problem:\n  - bootstrap/03-postgres-forgejo-db.yaml: Role cicd/wait-for-forgejo-db: rules[0].verbs[0]: Role \'wait-for-forgejo-db\' grants \'*\' in verbs; wildcards also grant whatever is added later. List the verbs it needs',
