@@ -12,6 +12,7 @@
  */
 import { ApiObject, Chart, DependencyGraph, Yaml } from 'cdk8s';
 import { IConstruct } from 'constructs';
+import { rememberRendered } from './rendered-documents';
 
 /** An API object of a chart and its rendered JSON. */
 export interface RenderedObject {
@@ -133,7 +134,16 @@ function validate(all: readonly IConstruct[]): void {
  * string has a style this module reproduces exactly; any other document goes to `Yaml.stringify`.
  */
 export function renderYaml(docs: readonly unknown[]): string {
-  return docs.map((doc) => (doc === undefined ? '\n' : fastDocument(doc) ?? Yaml.stringify(doc))).join('---\n');
+  let fast = true;
+  const text = docs.map((doc) => {
+    const written = doc === undefined ? undefined : fastDocument(doc);
+    if (written !== undefined) return written;
+    fast = false;
+    return doc === undefined ? '\n' : Yaml.stringify(doc);
+  }).join('---\n');
+  // Text the fast path wrote reads back as its documents: the validator need not parse it again.
+  if (fast) rememberRendered(text, docs);
+  return text;
 }
 
 /** Thrown inside the fast path when a document needs the library; never escapes this module. */

@@ -1,5 +1,6 @@
 import * as YAML from 'yaml';
 import { OutputTree } from '../synth/output-tree';
+import { renderedDocuments } from '../synth/rendered-documents';
 import { FieldPath, formatPath, isObject, JsonObject } from './field-path';
 import { OutputProblem } from './output-problem';
 
@@ -82,13 +83,14 @@ function isRemote(ref: string): boolean {
  * Turns integers that fit a double into numbers, and reports those that do not: JSON decoders in the apply
  * path (kubectl, Argo CD, the API server) read numbers as doubles or int64, so they would silently change.
  */
-function normalizeIntegers(v: unknown, path: (string | number)[], big: { path: FieldPath; value: bigint }[]): unknown {
+function normalizeIntegers(v: unknown, path: (string | number)[], big: { path: FieldPath; value: string }[]): unknown {
   if (typeof v === 'bigint') {
-    if (v > MAX_SAFE || v < -MAX_SAFE) big.push({ path: [...path], value: v });
+    if (v > MAX_SAFE || v < -MAX_SAFE) big.push({ path: [...path], value: String(v) });
     return Number(v);
   }
   if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
-    big.push({ path: [...path], value: BigInt(v) });
+    // As the YAML has it: a double prints as its shortest decimal form.
+    big.push({ path: [...path], value: String(v) });
     return v;
   }
   if (Array.isArray(v)) return v.map((x, i) => normalizeIntegers(x, [...path, i], big));
@@ -108,6 +110,14 @@ interface RawDocument {
 /** Parses every document of a YAML file; reports syntax errors, duplicate keys and integers beyond 2^53. */
 function parseYaml(file: string, content: string, problems: OutputProblem[]): RawDocument[] {
   const out: RawDocument[] = [];
+  // Text this program rendered from plain data needs no parsing: its documents are known (rendered-documents.ts).
+  const rendered = renderedDocuments(content);
+  if (rendered) {
+    rendered.forEach((value, index) => {
+      if (value !== null) out.push({ index, value: normalized(file, value, problems) });
+    });
+    return out;
+  }
   const docs = YAML.parseAllDocuments(content, { intAsBigInt: true, uniqueKeys: true });
   docs.forEach((doc, index) => {
     if (doc.errors.length > 0) {
@@ -120,19 +130,24 @@ function parseYaml(file: string, content: string, problems: OutputProblem[]): Ra
       return;
     }
     if (doc.contents === null) return;
-    const big: { path: FieldPath; value: bigint }[] = [];
-    const value = normalizeIntegers(doc.toJS({ maxAliasCount: 100 }), [], big);
-    for (const b of big) {
-      problems.push({
-        file,
-        path: formatPath(b.path),
-        message: `integer ${b.value} is beyond 2^53 and changes when read as JSON; `
-          + 'use a smaller number or a string (Kubernetes int64 fields stay below 2^53 in practice)',
-      });
-    }
-    out.push({ index, value });
+    out.push({ index, value: normalized(file, doc.toJS({ maxAliasCount: 100 }), problems) });
   });
   return out;
+}
+
+/** A document's value with integers as numbers; reports integers beyond 2^53. */
+function normalized(file: string, raw: unknown, problems: OutputProblem[]): unknown {
+  const big: { path: FieldPath; value: string }[] = [];
+  const value = normalizeIntegers(raw, [], big);
+  for (const b of big) {
+    problems.push({
+      file,
+      path: formatPath(b.path),
+      message: `integer ${b.value} is beyond 2^53 and changes when read as JSON; `
+        + 'use a smaller number or a string (Kubernetes int64 fields stay below 2^53 in practice)',
+    });
+  }
+  return value;
 }
 
 /** A kustomization, with the files it refers to. */
