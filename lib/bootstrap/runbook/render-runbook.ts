@@ -17,7 +17,8 @@ export interface RunbookOptions {
   readonly title?: string;
 
   /**
-   * Seconds between two tries of a polling wait (webhook probes, Job status).
+   * Seconds between two tries of a polling wait (webhook probes, Job status); fractions such as 0.25 are
+   * allowed (GNU and busybox `sleep` take them). Timeouts stay whole seconds.
    *
    * @default 5
    */
@@ -120,8 +121,10 @@ function validateOptions(options: RunbookOptions, pollIntervalSeconds: number): 
   if (!/^\d+\.\d+(\.\d+)?$/.test(options.minKubectlVersion)) {
     throw new Error(`runbook: minKubectlVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '1.29'), got '${options.minKubectlVersion}'`);
   }
-  if (!Number.isInteger(pollIntervalSeconds) || pollIntervalSeconds < 1) {
-    throw new Error(`runbook: pollIntervalSeconds must be a whole number of at least 1, got ${pollIntervalSeconds}`);
+  // `sleep` takes a plain decimal; fractions serve tests that must poll several times within a short timeout.
+  if (!(pollIntervalSeconds >= 0.1) || !/^\d+(\.\d{1,3})?$/.test(String(pollIntervalSeconds))) {
+    throw new Error('runbook: pollIntervalSeconds must be a number of seconds of at least 0.1 with at most 3 decimals '
+      + `(e.g. 5 or 0.25), got ${pollIntervalSeconds}`);
   }
 }
 

@@ -145,9 +145,13 @@ describe('renderRunbook', () => {
       .toThrow("runbook: minKubectlVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '1.29'), got 'v1.29'");
   });
 
-  test('throws on a poll interval below one second', () => {
-    expect(() => renderRunbook(buildSteps(), { ...OPTIONS, pollIntervalSeconds: 0 }))
-      .toThrow('runbook: pollIntervalSeconds must be a whole number of at least 1, got 0');
+  test('throws on a poll interval below 0.1 s or with more than 3 decimals; takes fractions sleep understands', () => {
+    const message = (n: number) =>
+      `runbook: pollIntervalSeconds must be a number of seconds of at least 0.1 with at most 3 decimals (e.g. 5 or 0.25), got ${n}`;
+    for (const bad of [0, 0.05, -1, NaN, 0.1234, 1e21]) {
+      expect(() => renderRunbook(buildSteps(), { ...OPTIONS, pollIntervalSeconds: bad })).toThrow(message(bad));
+    }
+    expect(renderRunbook(buildSteps(), { ...OPTIONS, pollIntervalSeconds: 0.25 })).toContain('\nPOLL_SECONDS=0.25\n');
   });
 
   test('throws when copyAs is used on a manifest-file step', () => {
