@@ -1,7 +1,7 @@
 import { App } from 'cdk8s';
 import { ApplicationSource, ArgoCdChart, ARGOCD_DIST, chartRepoUrl, HomelabApplication, repoUrlFor, SYNC_WAVES } from '../argocd';
 import { BootstrapPlan } from '../bootstrap/bootstrap-plan';
-import { allDependencies, BootstrapStep, describeWait, planSteps, Precondition } from '../bootstrap/core';
+import { allDependencies, BootstrapStep, describeWait, placeSteps, Precondition } from '../bootstrap/core';
 import { HomelabConfig } from '../config/homelab-config';
 
 /**
@@ -133,7 +133,7 @@ export const RUNBOOK_FILE = 'bootstrap/bootstrap.sh';
 /** Builds the plan from the synthesized program. Pure: reads only its input, and sorts what it derives. */
 export function buildPlan(input: PlanInput): HomelabPlan {
   const { bootstrap, argocd } = input;
-  const steps = planSteps(bootstrap.steps).map((p): PlannedStep => ({
+  const steps = placeSteps(bootstrap.steps).map((p): PlannedStep => ({
     index: p.index,
     stepName: p.step.stepName,
     fileName: p.fileName,
@@ -231,7 +231,7 @@ function planCutover(input: PlanInput): PlannedCutover {
   });
   const sides = source === 'github' ? { github: bootstrap, forgejo: other } : { github: other, forgejo: bootstrap };
   const reapplied = [sides.forgejo.repoCredentialStep, sides.forgejo.argocdRoot];
-  const forgejoFiles = planSteps(sides.forgejo.steps).filter((p) => reapplied.includes(p.step)).map((p) => p.fileName);
+  const forgejoFiles = placeSteps(sides.forgejo.steps).filter((p) => reapplied.includes(p.step)).map((p) => p.fileName);
 
   const apps = [...argocd.applications.values()].sort(byName);
   const readsRepo = (a: HomelabApplication) => a.sourceRepoUrls.includes(a.repo.url);

@@ -5,7 +5,7 @@ import { BootstrapStep } from './bootstrap-step';
 import { orderSteps } from './order-steps';
 
 /** A step with its position in the apply order and the file or folder it is written to. */
-export interface RenderedStep {
+export interface PlacedStep {
   readonly step: BootstrapStep;
   /** 1-based position in the apply order. */
   readonly index: number;
@@ -13,21 +13,35 @@ export interface RenderedStep {
   readonly fileName: string;
   /** `-f` for a manifest file, `-k` for a kustomization folder. */
   readonly applyFlag: '-f' | '-k';
+}
+
+/** A placed step with the objects it applies. */
+export interface RenderedStep extends PlacedStep {
   /** The objects the step defines (patches excluded), in apply order. */
   readonly objects: readonly Record<string, any>[];
 }
 
-/** Orders the steps and names their files; the numbers are an output of the dependencies, never an input. */
-export function planSteps(steps: readonly BootstrapStep[]): RenderedStep[] {
+/**
+ * Orders the steps and names their files; the numbers are an output of the dependencies, never an input.
+ * Renders nothing: for readers that need the order and the file names only (the plan, the cutover).
+ */
+export function placeSteps(steps: readonly BootstrapStep[]): PlacedStep[] {
   const ordered = orderSteps(steps);
   const width = Math.max(2, String(ordered.length).length);
   return ordered.map((step, i) => {
     const prefix = `${String(i + 1).padStart(width, '0')}-${step.stepName}`;
-    const objects = [...chartObjects(step).filter((o) => !step.isPatch(o.obj)).map((o) => o.json), ...step.externalObjects()];
     return step.kustomization
-      ? { step, index: i + 1, fileName: prefix, applyFlag: '-k', objects }
-      : { step, index: i + 1, fileName: `${prefix}.yaml`, applyFlag: '-f', objects };
+      ? { step, index: i + 1, fileName: prefix, applyFlag: '-k' }
+      : { step, index: i + 1, fileName: `${prefix}.yaml`, applyFlag: '-f' };
   });
+}
+
+/** Places the steps (`placeSteps`) and renders each step's objects. */
+export function planSteps(steps: readonly BootstrapStep[]): RenderedStep[] {
+  return placeSteps(steps).map((p) => ({
+    ...p,
+    objects: [...chartObjects(p.step).filter((o) => !p.step.isPatch(o.obj)).map((o) => o.json), ...p.step.externalObjects()],
+  }));
 }
 
 /** Writes each planned step under `prefix` (e.g. `bootstrap/`). */
