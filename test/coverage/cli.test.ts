@@ -1,11 +1,11 @@
 import { spawnSync } from 'child_process';
-import * as fs from 'fs';
 import * as path from 'path';
 import homelabConfig from '../../homelab.config';
-import { COVERAGE_USAGE } from '../../lib/coverage/run-coverage';
+import { COVERAGE_USAGE, coverageCommand } from '../../lib/coverage/run-coverage';
 import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutApplications } from './fixture';
 
-// These tests run the real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes.
+// The real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes: each exit code, the
+// text and JSON formats, and --config.
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(60_000);
 
@@ -19,11 +19,12 @@ function coverage(args: string[]) {
   return spawnSync(process.execPath, [path.join(root, 'scripts/coverage.js'), ...args], { cwd: root, env, encoding: 'utf8' });
 }
 
+// Exit 0 of the real process is shown by `npm run coverage` in test/readme.test.ts; the verdict is the command's.
 test('exit 0 and a one-line verdict on a clean checkout (config: homelab.config.ts)', () => {
   const repo = checkouts.write(referenceCheckout(homelabConfig));
-  const r = coverage(['--repo', repo]);
+  const r = coverageCommand(homelabConfig, ['--repo', repo]);
   expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
+  expect(r.exitCode).toBe(0);
   expect(r.stdout).toMatch(
     /^Coverage audit of .+: \d+ Applications, \d+ files\.\n\nNo findings: every deployable directory is reconciled by exactly one Application\.\n$/);
 });
@@ -60,37 +61,27 @@ test('--json with --config: a config without monitoring-config leaves the 27 mon
   // GIVEN a config file without the monitoring-config Application
   const variant = withoutApplications('monitoring-config');
   const repo = checkouts.write(referenceCheckout(variant));
-  const configFile = path.join(repo, '..', `${path.basename(repo)}.config.ts`);
-  fs.writeFileSync(configFile, [
-    `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`,
-    'const applications = { ...REFERENCE_HOMELAB.argocd.applications };',
-    'delete applications[\'monitoring-config\'];',
-    'export default { ...REFERENCE_HOMELAB, argocd: { ...REFERENCE_HOMELAB.argocd, applications } };',
-  ].join('\n'));
-  try {
-    // WHEN
-    const r = coverage(['--json', '--repo', repo, '--config', configFile]);
-    // THEN
-    expect([r.status, r.stderr]).toEqual([1, '']);
-    const report = JSON.parse(r.stdout);
-    expect(Object.keys(report)).toEqual(['repo', 'applications', 'files', 'findings', 'orphans', 'duplicates', 'missing',
-      'deadAggregators', 'secondAppOfApps', 'unmatchedSecrets']);
-    expect(report).toMatchObject({ repo, findings: 7, duplicates: [], missing: [], secondAppOfApps: [], unmatchedSecrets: [] });
-    expect(report.orphans).toEqual([
-      { path: 'k8s/infra/monitoring/alerts', type: 'directory', manifests: 12, kinds: ['PrometheusRule'],
-        message: 'k8s/infra/monitoring/alerts: 12 manifest files (PrometheusRule) that no Application reconciles.' },
-      { path: 'k8s/infra/monitoring/dashboards', type: 'directory', manifests: 6, kinds: ['ConfigMap'],
-        message: 'k8s/infra/monitoring/dashboards: 6 manifest files (ConfigMap) that no Application reconciles.' },
-      { path: 'k8s/infra/monitoring/servicemonitors', type: 'directory', manifests: 9, kinds: ['ServiceMonitor'],
-        message: 'k8s/infra/monitoring/servicemonitors: 9 manifest files (ServiceMonitor) that no Application reconciles.' },
-    ]);
-    expect(report.deadAggregators.map((d: { path: string }) => d.path)).toEqual([
-      'k8s/infra/monitoring/alerts/kustomization.yaml', 'k8s/infra/monitoring/dashboards/kustomization.yaml',
-      'k8s/infra/monitoring/kustomization.yaml', 'k8s/infra/monitoring/servicemonitors/kustomization.yaml',
-    ]);
-  } finally {
-    fs.rmSync(configFile, { force: true });
-  }
+  const configFile = 'test/fixtures/configs/without-monitoring-config.config.ts';
+  // WHEN
+  const r = coverage(['--json', '--repo', repo, '--config', configFile]);
+  // THEN
+  expect([r.status, r.stderr]).toEqual([1, '']);
+  const report = JSON.parse(r.stdout);
+  expect(Object.keys(report)).toEqual(['repo', 'applications', 'files', 'findings', 'orphans', 'duplicates', 'missing',
+    'deadAggregators', 'secondAppOfApps', 'unmatchedSecrets']);
+  expect(report).toMatchObject({ repo, findings: 7, duplicates: [], missing: [], secondAppOfApps: [], unmatchedSecrets: [] });
+  expect(report.orphans).toEqual([
+    { path: 'k8s/infra/monitoring/alerts', type: 'directory', manifests: 12, kinds: ['PrometheusRule'],
+      message: 'k8s/infra/monitoring/alerts: 12 manifest files (PrometheusRule) that no Application reconciles.' },
+    { path: 'k8s/infra/monitoring/dashboards', type: 'directory', manifests: 6, kinds: ['ConfigMap'],
+      message: 'k8s/infra/monitoring/dashboards: 6 manifest files (ConfigMap) that no Application reconciles.' },
+    { path: 'k8s/infra/monitoring/servicemonitors', type: 'directory', manifests: 9, kinds: ['ServiceMonitor'],
+      message: 'k8s/infra/monitoring/servicemonitors: 9 manifest files (ServiceMonitor) that no Application reconciles.' },
+  ]);
+  expect(report.deadAggregators.map((d: { path: string }) => d.path)).toEqual([
+    'k8s/infra/monitoring/alerts/kustomization.yaml', 'k8s/infra/monitoring/dashboards/kustomization.yaml',
+    'k8s/infra/monitoring/kustomization.yaml', 'k8s/infra/monitoring/servicemonitors/kustomization.yaml',
+  ]);
 });
 
 test('exit 2 on a usage error, with the message and the usage line on stderr', () => {

@@ -30,35 +30,6 @@ describe('synth entry point', () => {
     expect([...readTree(path.join(tmp, 'b')).entries()]).toEqual([...ta.entries()]);
   });
 
-  test('a failed synth prints every problem and leaves the previous output untouched', () => {
-    // GIVEN a previous output and a config with two problems
-    const out = path.join(tmp, 'dist');
-    fs.mkdirSync(path.join(out, 'bootstrap'), { recursive: true });
-    fs.writeFileSync(path.join(out, 'bootstrap', 'keep.yaml'), 'previous: output\n');
-    const bad = path.join(tmp, 'bad.config.ts');
-    fs.writeFileSync(bad, [
-      `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`,
-      'export default { ...REFERENCE_HOMELAB, databases: { postgres: { cluster: \'nope\', owner: \'app\' } } };',
-    ].join('\n'));
-    // WHEN
-    const result = synth(['--config', bad, '--out', out]);
-    // THEN
-    expect(result.status).toBe(1);
-    expect(result.stderr).toBe([
-      'The homelab config has 3 problems:',
-      '  - databases.postgres: \'postgres\' is reserved by PostgreSQL and must not be managed by CNPG; choose another name.',
-      '  - databases.postgres.cluster: unknown postgres cluster \'nope\'. Declare it under \'postgresClusters\' or use one of: ddb-cluster, forgejo-db.',
-      // Temporal's databases are gone too: reported in the same round, not after the first two are fixed.
-      '  - argocd.temporal: databases \'temporal\' and \'temporal_visibility\' must both be keys of databases on cluster \'ddb-cluster\'. ' +
-        'Declare them under databases with cluster: \'ddb-cluster\'.',
-      '',
-      `Nothing was written; ${out}/ is unchanged.`,
-      '',
-    ].join('\n'));
-    expect([...readTree(out).entries()]).toEqual([['bootstrap/keep.yaml', 'previous: output\n']]);
-    expect(fs.readdirSync(tmp).sort()).toEqual(['bad.config.ts', 'dist']);
-  });
-
   test('--check exits 1 with a summary when the output folder differs, 0 when it matches', () => {
     const out = path.join(tmp, 'dist');
     expect(synthesizeToDisk(REFERENCE_HOMELAB, ['--out', out]).exitCode).toBe(0);
@@ -78,25 +49,68 @@ describe('synth entry point', () => {
     ].join('\n'));
   });
 
-  test('a changed config file is never served from the bundle cache', () => {
-    // GIVEN a config file, synthesized once (and cached)
-    const config = path.join(tmp, 'my.config.ts');
-    const write = (seed: string) => fs.writeFileSync(config, [
-      `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`,
-      `export default { ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, githubSeedUrl: '${seed}' } };`,
-    ].join('\n'));
-    write('git@github.com:first/homelab.git');
-    expect(synth(['--config', config, '--out', path.join(tmp, 'a')]).status).toBe(0);
-    // WHEN the file changes
-    write('git@github.com:second-owner/homelab.git');
-    expect(synth(['--config', config, '--out', path.join(tmp, 'b')]).status).toBe(0);
-    // THEN the second synthesis used it
-    expect(readTree(path.join(tmp, 'b')).get('argocd/root/root.yaml')).toContain('git@github.com:second-owner/homelab.git');
-  });
-
   test('rejects an unknown argument with exit code 2', () => {
     const result = synthesizeToDisk(REFERENCE_HOMELAB, ['--outdir', 'x']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe('unknown argument \'--outdir\'. Usage: synth [--config <file.ts>] [--out <dir>] [--check]\n');
+  });
+});
+
+// One config file, first invalid, then fixed: the failing run shows the report and the untouched output; the
+// run after the edit shows that the changed file is not served from the bundle cache (two spawns, not three).
+describe('synth entry point with a --config file that changes', () => {
+  let tmp: string;
+  let out: string;
+  let failed: ReturnType<typeof synth>;
+  let failedTree: [string, string][];
+  let failedDir: string[];
+  let fixed: ReturnType<typeof synth>;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-test-'));
+    out = path.join(tmp, 'dist');
+    const config = path.join(tmp, 'my.config.ts');
+    const defaults = `import { REFERENCE_HOMELAB } from '${path.join(root, 'lib/config/defaults')}';`;
+    // GIVEN a previous output and a config with two problems
+    fs.mkdirSync(path.join(out, 'bootstrap'), { recursive: true });
+    fs.writeFileSync(path.join(out, 'bootstrap', 'keep.yaml'), 'previous: output\n');
+    fs.writeFileSync(config, [
+      defaults,
+      'export default { ...REFERENCE_HOMELAB, databases: { postgres: { cluster: \'nope\', owner: \'app\' } } };',
+    ].join('\n'));
+    // WHEN it is synthesized (and its bundle cached)
+    failed = synth(['--config', config, '--out', out]);
+    failedTree = [...readTree(out).entries()];
+    failedDir = fs.readdirSync(tmp).sort();
+    // AND the file then changes to a valid config
+    fs.writeFileSync(config, [
+      defaults,
+      'export default { ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, githubSeedUrl: \'git@github.com:second-owner/homelab.git\' } };',
+    ].join('\n'));
+    fixed = synth(['--config', config, '--out', path.join(tmp, 'b')]);
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  test('a failed synth prints every problem and leaves the previous output untouched', () => {
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toBe([
+      'The homelab config has 3 problems:',
+      '  - databases.postgres: \'postgres\' is reserved by PostgreSQL and must not be managed by CNPG; choose another name.',
+      '  - databases.postgres.cluster: unknown postgres cluster \'nope\'. Declare it under \'postgresClusters\' or use one of: ddb-cluster, forgejo-db.',
+      // Temporal's databases are gone too: reported in the same round, not after the first two are fixed.
+      '  - argocd.temporal: databases \'temporal\' and \'temporal_visibility\' must both be keys of databases on cluster \'ddb-cluster\'. ' +
+        'Declare them under databases with cluster: \'ddb-cluster\'.',
+      '',
+      `Nothing was written; ${out}/ is unchanged.`,
+      '',
+    ].join('\n'));
+    expect(failedTree).toEqual([['bootstrap/keep.yaml', 'previous: output\n']]);
+    expect(failedDir).toEqual(['dist', 'my.config.ts']);
+  });
+
+  test('a changed config file is never served from the bundle cache', () => {
+    // the cached bundle of the first version would fail again; the second synthesis used the edited file
+    expect([fixed.status, fixed.stderr]).toEqual([0, '']);
+    expect(readTree(path.join(tmp, 'b')).get('argocd/root/root.yaml')).toContain('git@github.com:second-owner/homelab.git');
   });
 });
