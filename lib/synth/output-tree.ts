@@ -25,9 +25,14 @@ export function writeTree(tree: OutputTree, outdir: string): void {
   fs.mkdirSync(parent, { recursive: true });
   const staging = fs.mkdtempSync(path.join(parent, `.${path.basename(target)}.staging-`));
   try {
+    const made = new Set<string>([staging]);
     for (const [rel, content] of sortedTree(tree)) {
       const file = path.join(staging, ...rel.split('/'));
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const dir = path.dirname(file);
+      if (!made.has(dir)) {
+        fs.mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
       fs.writeFileSync(file, content, { mode: rel.endsWith('.sh') ? 0o755 : 0o644 });
     }
     const previous = `${staging}.previous`;
