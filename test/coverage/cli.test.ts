@@ -4,8 +4,8 @@ import homelabConfig from '../../homelab.config';
 import { COVERAGE_USAGE, coverageCommand } from '../../lib/coverage/run-coverage';
 import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutApplications } from './fixture';
 
-// The real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes: each exit code, the
-// text and JSON formats, and --config.
+// The real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes: exit 1 (with --json
+// and --config), exit 2 from the script and from the command.
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(60_000);
 
@@ -19,7 +19,9 @@ function coverage(args: string[]) {
   return spawnSync(process.execPath, [path.join(root, 'scripts/coverage.js'), ...args], { cwd: root, env, encoding: 'utf8' });
 }
 
-// Exit 0 of the real process is shown by `npm run coverage` in test/readme.test.ts; the verdict is the command's.
+// The clean verdict and the text report are the command's output (coverageCommand, what lib/coverage/cli.ts
+// prints): in-process. Exit 0 of the real process is shown by `npm run coverage` in test/readme.test.ts, exit 1
+// and 2 by the spawns below.
 test('exit 0 and a one-line verdict on a clean checkout (config: homelab.config.ts)', () => {
   const repo = checkouts.write(referenceCheckout(homelabConfig));
   const r = coverageCommand(homelabConfig, ['--repo', repo]);
@@ -37,9 +39,9 @@ test('exit 1 with the findings grouped under headings', () => {
     'applications/sqs/argocd/app.yaml': manifest('Application', 'kmsvc-root', 'argoproj.io/v1alpha1'),
   });
   // WHEN
-  const text = coverage(['--repo', repo]);
+  const text = coverageCommand(homelabConfig, ['--repo', repo]);
   // THEN
-  expect(text.status).toBe(1);
+  expect(text.exitCode).toBe(1);
   expect(text.stdout.split('\n').slice(1)).toEqual([
     '',
     'Dead aggregators (1): kustomizations no Application reaches. Point an Application at one, or delete it.',

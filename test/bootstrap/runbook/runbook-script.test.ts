@@ -37,11 +37,12 @@ describe('bootstrap.sh against a recording kubectl', () => {
   let jobTimeout: Promise<RunResult>;
   let webhookTimeout: Promise<RunResult>;
   beforeAll(() => {
-    // a 2s timeout with 1s polls guarantees a second poll, even if a second boundary passes during the first
-    const jobBox = sandbox({ jobTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    // A 2s timeout (whole seconds: 1-2 s of wall clock) with 0.25s polls guarantees a second poll, even if a
+    // second boundary passes during the first.
+    const jobBox = sandbox({ jobTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 0.25 });
     jobBox.writeSeedKey('k');
     jobTimeout = jobBox.runAsync([], { FAKE_JOB_STATE: '' });
-    const webhookBox = sandbox({ webhookTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 1 });
+    const webhookBox = sandbox({ webhookTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 0.25 });
     webhookBox.writeSeedKey('k');
     webhookTimeout = webhookBox.runAsync([], { FAKE_CREATE_EXIT: '1' });
   });
@@ -136,16 +137,6 @@ describe('bootstrap.sh against a recording kubectl', () => {
       expect(deleteJob).toBeGreaterThan(-1);
       expect(deleteJob).toBeLessThan(again.calls.indexOf(`${SSA}-database -f <dir>/03-database.yaml`));
     });
-  });
-
-  test('SEED_DEPLOY_KEY overrides the default path, with a quoted ~ expanded', () => {
-    const box = sandbox();
-    fs.mkdirSync(path.join(box.home, 'other'));
-    fs.writeFileSync(path.join(box.home, 'other', 'key'), 'OTHER\n');
-    const r = box.run([], { SEED_DEPLOY_KEY: '~/other/key' });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`✓ SEED_DEPLOY_KEY=${box.home}/other/key\n`);
-    expect(fs.readFileSync(path.join(box.snapshots, '04-repo-credential', 'sshPrivateKey'), 'utf8')).toBe('OTHER\n');
   });
 
   test('--dry-run prints the whole plan and runs no kubectl command', () => {
@@ -280,12 +271,27 @@ describe('bootstrap.sh against a recording kubectl', () => {
     expect(r.stderr).toContain('  ✗ FAILED: kubectl 1.28.15 is older than 1.29\n    hint: install kubectl >= 1.29\n');
   });
 
-  test('accepts a kubectl with a vendor suffix on its version', () => {
-    const box = sandbox();
-    box.writeSeedKey('k');
-    const r = box.run([], { FAKE_KUBECTL_VERSION: 'v1.29.0-eks-1234' });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain('✓ kubectl 1.29.0 (>= 1.29)');
+  // One successful run with both inputs that only change what is checked before applying (two spawns saved).
+  describe('a run with SEED_DEPLOY_KEY set and a kubectl with a vendor suffix', () => {
+    let box: RunbookSandbox;
+    let r: RunResult;
+    beforeAll(() => {
+      box = sandbox();
+      fs.mkdirSync(path.join(box.home, 'other'));
+      fs.writeFileSync(path.join(box.home, 'other', 'key'), 'OTHER\n');
+      r = box.run([], { SEED_DEPLOY_KEY: '~/other/key', FAKE_KUBECTL_VERSION: 'v1.29.0-eks-1234' });
+    });
+
+    test('SEED_DEPLOY_KEY overrides the default path, with a quoted ~ expanded', () => {
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`✓ SEED_DEPLOY_KEY=${box.home}/other/key\n`);
+      expect(fs.readFileSync(path.join(box.snapshots, '04-repo-credential', 'sshPrivateKey'), 'utf8')).toBe('OTHER\n');
+    });
+
+    test('accepts a kubectl with a vendor suffix on its version', () => {
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain('✓ kubectl 1.29.0 (>= 1.29)');
+    });
   });
 
   test('fails with a hint when kubectl is not on PATH', () => {
