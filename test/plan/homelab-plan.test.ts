@@ -4,8 +4,11 @@ import { describePrecondition, describeSource } from '../../lib/plan';
 import ddbCluster from '../../examples/ddb-cluster.config';
 import { planFor, withGit } from './util';
 
+/** The reference homelab and its plan, built once for the file: the tests only read them. */
+const reference = planFor();
+
 describe('buildPlan, reference homelab', () => {
-  const { config, bootstrap, argocd, plan, tree } = planFor();
+  const { config, bootstrap, argocd, plan, tree } = reference;
 
   test('steps are in planSteps order, with their files', () => {
     const planned = planSteps(bootstrap.steps);
@@ -69,7 +72,7 @@ describe('buildPlan, reference homelab', () => {
 });
 
 describe('buildPlan after the cutover', () => {
-  const before = planFor().plan;
+  const before = reference.plan;
   const { plan, bootstrap } = planFor(withGit({ source: 'forgejo' }));
 
   test('names the same two URLs and the same credentials, with status forgejo', () => {

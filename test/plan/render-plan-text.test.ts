@@ -4,9 +4,11 @@ import ddbCluster from '../../examples/ddb-cluster.config';
 import { parsePlanText, planFor, withGit } from './util';
 
 const ANSI = /\x1b\[/;
+/** The reference homelab, synthesized once for the file: rendering only reads it. */
+const reference = planFor();
 
 describe('renderPlanText, reference homelab', () => {
-  const { bootstrap, argocd, plan } = planFor();
+  const { bootstrap, argocd, plan } = reference;
   const text = renderPlanText(plan);
   const parsed = parsePlanText(text);
 
@@ -114,11 +116,11 @@ describe('renderPlanText, other configs', () => {
   });
 
   test('a narrower width is honoured', () => {
-    const lines = renderPlanText(planFor().plan, { width: 60 }).split('\n');
+    const lines = renderPlanText(reference.plan, { width: 60 }).split('\n');
     expect(lines.filter((l) => l.length > 60)).toEqual([]);
   });
 
   test('throws on a width too narrow to lay out', () => {
-    expect(() => renderPlanText(planFor().plan, { width: 20 })).toThrow('plan: width must be a whole number of at least 40, got 20');
+    expect(() => renderPlanText(reference.plan, { width: 20 })).toThrow('plan: width must be a whole number of at least 40, got 20');
   });
 });
