@@ -1,5 +1,4 @@
-import YAML from 'yaml';
-import { OutputTree } from '../synth/output-tree';
+import { ManifestDocument } from './manifest-documents';
 import { OutputProblem } from './output-problem';
 
 const REPOSITORY_LABEL = 'argocd.argoproj.io/secret-type';
@@ -9,16 +8,19 @@ const REPOSITORY_LABEL = 'argocd.argoproj.io/secret-type';
  * credential (a kustomize `secretGenerator` labelled `argocd.argoproj.io/secret-type: repository`) must name
  * the URL the root app reads. Otherwise the root app of a private repository never syncs.
  */
-export function repoCredentialProblems(tree: OutputTree): OutputProblem[] {
-  const rootFile = [...tree.keys()].find((f) => /(^|\/)argocd\/root\/[^/]+\.yaml$/.test(f));
-  if (!rootFile) return [];
-  const root = YAML.parse(tree.get(rootFile) as string);
+export function repoCredentialProblems(documents: readonly ManifestDocument[]): OutputProblem[] {
+  const rootDoc = documents.find((d) => d.role === 'object' && /(^|\/)argocd\/root\/[^/]+\.yaml$/.test(d.file));
+  if (!rootDoc) return [];
+  const rootFile = rootDoc.file;
+  const root: any = rootDoc.value;
   const rootUrl: unknown = root?.spec?.source?.repoURL ?? root?.spec?.sources?.[0]?.repoURL;
   const problems: OutputProblem[] = [];
-  for (const [file, content] of tree) {
-    if (!file.endsWith('kustomization.yaml')) continue;
-    const k = YAML.parse(content);
-    for (const [i, gen] of (k?.secretGenerator ?? []).entries()) {
+  for (const doc of documents) {
+    if (doc.role !== 'kustomization') continue;
+    const file = doc.file;
+    const k: any = doc.value;
+    const generators: any[] = Array.isArray(k.secretGenerator) ? k.secretGenerator : [];
+    for (const [i, gen] of generators.entries()) {
       if (gen?.options?.labels?.[REPOSITORY_LABEL] !== 'repository') continue;
       const url = (gen.literals ?? []).find((l: string) => l.startsWith('url='))?.slice('url='.length);
       if (url !== rootUrl) {

@@ -149,7 +149,7 @@ export function validateOutput(tree: OutputTree, options: ValidateOutputOptions 
   for (const [file, content] of tree) {
     for (const problem of scanTextForSecrets(file, content)) ranked.push({ problem, doc: -1 });
   }
-  for (const problem of repoCredentialProblems(tree)) ranked.push({ problem, doc: -1 });
+  for (const problem of repoCredentialProblems(parsed.documents)) ranked.push({ problem, doc: -1 });
   ranked.sort(compareRanked);
   const seen = new Set<string>();
   const out: OutputProblem[] = [];
