@@ -25,7 +25,6 @@ if (configFile === undefined) {
     console.error(`config file not found: ${configFile}`);
     process.exit(2);
   }
-  // Only the entry's config import is pointed at the chosen file.
-  runTs('lib/plan/cli.ts', rest, (source) =>
-    source.replace(/(['"])\.\.\/\.\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))), [configAbs]);
+  // The entry's config import is the chosen file (a bundle of its own, see run-ts.js).
+  runTs('lib/plan/cli.ts', rest, { configFile: configAbs });
 }

@@ -21,6 +21,5 @@ if (!configFile || !fs.existsSync(configAbs)) {
   console.error(`config file not found: ${configFile}`);
   process.exit(2);
 }
-// main.ts is the entry; only its config import is pointed at the chosen file.
-runTs('main.ts', rest, (source) =>
-  source.replace(/(['"])\.\/homelab\.config\1/, JSON.stringify(configAbs.replace(/\.ts$/, ''))), [configAbs]);
+// main.ts is the entry; its config import is the chosen file (a bundle of its own, see run-ts.js).
+runTs('main.ts', rest, { configFile: configAbs });

@@ -1,5 +1,6 @@
 import { podSecurityNamespaceMetadata } from '../argocd/pod-security';
-import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
+// Leaf modules only: config modules import this file, and their bundle should stay data (scripts/run-ts.js).
+import { SOPS_PLUGIN_NAME } from '../shared/names';
 import { SYNC_WAVES } from '../argocd/sync-waves';
 import { TEMPORAL_VALUES_CHART_VERSION } from '../argocd/temporal/temporal-values';
 import type { ArgoCdConfig, HelmChartSource } from './argocd-config';

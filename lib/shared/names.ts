@@ -36,3 +36,6 @@ export function pgIdentifierProblem(name: string): string | undefined {
 export function kubernetesNameForPg(pgName: string): string {
   return pgName.replace(/_/g, '-').replace(/^-+|-+$/g, '');
 }
+
+/** Name of the Config Management Plugin that decrypts every `*.enc.yaml` under an Application's path. */
+export const SOPS_PLUGIN_NAME = 'sops';

@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS } from '../../shared/labels';
+import { SOPS_PLUGIN_NAME } from '../../shared/names';
 import { ARGOCD_INSTALL_URL, ARGOCD_VERSION, IMAGES } from '../../shared/pins';
 import { restrictedContainerSecurityContext } from '../../shared/security';
 import { BootstrapStep } from '../core';
@@ -26,8 +27,7 @@ export interface ArgoCdInstallProps {
   readonly timeoutSeconds?: number;
 }
 
-/** Name of the Config Management Plugin that decrypts every `*.enc.yaml` under an Application's path. */
-export const SOPS_PLUGIN_NAME = 'sops';
+export { SOPS_PLUGIN_NAME };
 
 /** Deployments of the upstream non-HA install, each waited for. */
 const ARGOCD_DEPLOYMENTS = [
