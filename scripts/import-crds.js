@@ -3,13 +3,16 @@
 // Each file comes from CRD_DIR (default ../shared/crds) when it is there, else from its pinned URL, and is
 // checked against its git blob SHA before use, so imports/ can only be generated from the pinned bytes.
 'use strict';
-const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 const { sources, loadVerified } = require('./crd-sources');
+// What `cdk8s import` runs, called in this process: loading the CLI once per CRD cost more than the imports.
+// A deep path, since cdk8s-cli's package exports do not include it.
+const { importDispatch } = require(path.join(root, 'node_modules/cdk8s-cli/lib/import/dispatch.js'));
+const { parseImports } = require(path.join(root, 'node_modules/cdk8s-cli/lib/util.js'));
 
 async function main() {
   // --out <dir> writes elsewhere (tests regenerate into a temporary folder and compare with imports/).
@@ -19,12 +22,20 @@ async function main() {
   const verified = [];
   for (const src of sources) verified.push({ src, buf: await loadVerified(src) });
   fs.rmSync(out, { recursive: true, force: true });
-  for (const { src, buf } of verified) {
+  const specs = verified.map(({ src, buf }) => {
     const file = path.join(tmp, path.basename(src.file));
     fs.writeFileSync(file, buf);
-    execFileSync(path.join(root, 'node_modules/.bin/cdk8s'),
-      ['import', `${src.prefix}:=${file}`, '--output', out, '--language', 'typescript', '--no-check-upgrade'],
-      { stdio: ['ignore', 'ignore', 'inherit'], cwd: tmp });
+    return parseImports(`${src.prefix}:=${file}`);
+  });
+  // As `cdk8s import <specs> --output <out> --language typescript`: no class prefix, and save off, which the CLI
+  // run in the empty temporary folder amounted to (here it would add the temporary paths to cdk8s.yaml).
+  // The module names it prints on stdout were discarded.
+  const log = console.log;
+  console.log = () => {};
+  try {
+    await importDispatch(specs, {}, { outdir: out, targetLanguage: 'typescript', classNamePrefix: undefined, save: false });
+  } finally {
+    console.log = log;
   }
   const lines = sources.map((s) => `| \`${s.prefix}-*.ts\` | ${s.url} | ${s.version} | \`${s.blob}\` |`);
   fs.writeFileSync(path.join(out, 'README.md'), [
