@@ -89,7 +89,7 @@ function main() {
   const gnuTime = hasGnuTime();
   const m = machine();
   console.log(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.load}`);
-  console.log(`Runs: ${args.runs} per command (jest: ${args.testRuns}), alternating, after one warm-up round; peak memory from ` +
+  console.log(`Runs: ${args.runs} per command (npm test: ${args.testRuns}), alternating, after one warm-up round; peak memory from ` +
     `${gnuTime ? 'GNU time (%M)' : 'process.resourceUsage().maxRSS of every Node process'}` +
     `${onPath('hyperfine') ? '; hyperfine is installed but not needed' : ''}.\n`);
 
@@ -184,23 +184,23 @@ function main() {
     });
 
     section('test', () => {
-      const report = path.join(tmp, 'jest.json');
-      const argv = ['npm', 'test', '--silent', '--', '--json', '--outputFile', report];
+      const report = path.join(tmp, 'vitest.json');
+      const argv = ['npm', 'test', '--silent', '--', '--reporter=json', `--outputFile=${report}`];
       // A failing test still yields a timing; it is reported as an error below.
-      const cmds = [{ name: 'npm test (jest, @swc/jest)', argv, cwd: ROOT, allowFailure: true }];
+      const cmds = [{ name: 'npm test (vitest)', argv, cwd: ROOT, allowFailure: true }];
       const r = measure(cmds, { runs: args.testRuns, warmup: 0, gnuTime, onRun: progress });
       if (!fs.existsSync(report)) throw new Error(`\`${argv.join(' ')}\` wrote no report`);
-      const { numTotalTests, numTotalTestSuites, numFailedTests, testResults } = JSON.parse(fs.readFileSync(report, 'utf8'));
-      if (r['npm test (jest, @swc/jest)'].failedRuns > 0) {
+      const { numTotalTests, numFailedTests, testResults } = JSON.parse(fs.readFileSync(report, 'utf8'));
+      if (r['npm test (vitest)'].failedRuns > 0) {
         const failed = testResults.filter((t) => t.status === 'failed').map((t) => path.relative(ROOT, t.name));
         errors.push(`npm test: ${numFailedTests} of ${numTotalTests} tests failed (${failed.join(', ')}); the timing is reported anyway`);
       }
-      addRows(r, { 'npm test (jest, @swc/jest)': `npm test (${numTotalTests} tests in ${numTotalTestSuites} suites)` });
-      const perHundred = (r['npm test (jest, @swc/jest)'].seconds.median / numTotalTests) * 100;
+      addRows(r, { 'npm test (vitest)': `npm test (${numTotalTests} tests in ${testResults.length} files)` });
+      const perHundred = (r['npm test (vitest)'].seconds.median / numTotalTests) * 100;
       target('`npm test` seconds per 100 tests', perHundred, LIMITS.testSecondsPer100, 's', `${numTotalTests} tests`);
       const slowest = testResults.map((t) => ({ file: path.relative(ROOT, t.name), s: (t.endTime - t.startTime) / 1000 }))
         .sort((a, b) => b.s - a.s).slice(0, 3);
-      notes.push(`Slowest test files (last jest run, wall clock per worker): ${slowest.map((t) => `${t.file} ${fmtS(t.s)}`).join(', ')}.`);
+      notes.push(`Slowest test files (last run, wall clock per worker): ${slowest.map((t) => `${t.file} ${fmtS(t.s)}`).join(', ')}.`);
     });
 
     section('coverage', () => {
@@ -255,7 +255,7 @@ function main() {
       '### Performance',
       '',
       `Measured ${new Date().toISOString().slice(0, 10)} on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node} ` +
-        `(load average at start ${m.load}). ${args.runs} runs per command (jest: ${args.testRuns}), commands alternating, ` +
+        `(load average at start ${m.load}). ${args.runs} runs per command (npm test: ${args.testRuns}), commands alternating, ` +
         'after one warm-up round; median, min and max wall clock; peak memory is the largest resident set of any process of a run.',
       '',
       ...table,

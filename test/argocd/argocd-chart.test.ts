@@ -1,9 +1,13 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
 import { validateConfig } from '../../lib/config/validate-config';
 import { Testing } from 'cdk8s';
 import { parse } from 'yaml';
 import { buildArgoCdTree } from '../../lib/argocd/argocd-chart';
 import { DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { writeTree } from '../../lib/synth/output-tree';
 import { config, FORGEJO, FORGEJO_REPO_URL, SEED_URL, tree } from './util';
 
 const forgejoSource = () => config({ git: { ...REFERENCE_HOMELAB.git, source: 'forgejo' } });
@@ -162,7 +166,6 @@ test('the entry point defines the ArgoCd chart in the given app', () => {
 
 test('every rendered object passes the strict schemas of its pinned API (schemas/)', () => {
   // GIVEN
-  const fs = require('fs') as typeof import('fs');
   const schemas = `${__dirname}/../../schemas`;
   if (!fs.existsSync(`${schemas}/crds.json`) || !fs.existsSync(`${schemas}/kubernetes-1.30.json`)) {
     console.warn('SKIPPED: schemas/ is not generated (node scripts/generate-schemas.js); the Argo CD tree was not schema-checked');
@@ -194,14 +197,10 @@ test('every rendered object passes the strict schemas of its pinned API (schemas
 });
 
 test('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
-  const { spawnSync } = require('child_process') as typeof import('child_process');
   if (spawnSync('yamllint', ['--version']).error) {
     console.warn('SKIPPED: yamllint is not installed (run scripts/install-tools.sh); the Argo CD tree was not linted');
     return;
   }
-  const fs = require('fs') as typeof import('fs');
-  const os = require('os') as typeof import('os');
-  const { writeTree } = require('../../lib/synth/output-tree');
   const dir = fs.mkdtempSync(`${os.tmpdir()}/argocd-tree-`);
   writeTree(tree().render(), `${dir}/dist`);
   const r = spawnSync('yamllint', ['-d', 'relaxed', '-s', `${dir}/dist`], { encoding: 'utf8' });

@@ -7,7 +7,6 @@ import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutAppli
 // The real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes: exit 1 (with --json
 // and --config), exit 2 from the script and from the command.
 const root = path.resolve(__dirname, '../..');
-jest.setTimeout(60_000);
 
 const checkouts = new TempCheckouts();
 afterEach(() => checkouts.cleanup());
