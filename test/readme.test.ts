@@ -5,9 +5,8 @@ import * as path from 'path';
 import { readTree } from '../lib/synth/output-tree';
 
 // Every command the README shows is exercised here, by the end-to-end test of its command, or by .ci/run, so
-// the README cannot rot: `npm run plan` in test/plan/run-plan.test.ts, `npm run import` and `npm run schemas`
-// in test/readme-import.test.ts and test/readme-schemas.test.ts (separate files, so that the slowest
-// regenerations run in parallel with the rest of the suite).
+// the README cannot rot: `npm run plan` in test/plan/run-plan.test.ts; `npm run import` and `npm run schemas`
+// by `npm run check` in .ci/run (scripts/check-generated.js regenerates both and compares them byte for byte).
 const root = path.resolve(__dirname, '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 const scripts: Record<string, string> = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
@@ -52,13 +51,14 @@ describe('README commands', () => {
     // the commands exercised by other test files (see the top of this file) still are
     const elsewhere: [string, string][] = [
       ['test/plan/run-plan.test.ts', "spawnSync('npm', ['run', '--silent', 'plan']"],
-      ['test/readme-import.test.ts', "['scripts/import-crds.js', '--out', out]"],
-      ['test/readme-schemas.test.ts', "['scripts/generate-schemas.js', '--out', out]"],
+      ['scripts/check-generated.js', "script: 'scripts/import-crds.js'"],
+      ['scripts/check-generated.js', "script: 'scripts/generate-schemas.js'"],
     ];
     for (const [file, call] of elsewhere) {
       expect({ file, call, present: fs.readFileSync(path.join(root, file), 'utf8').includes(call) }).toEqual({ file, call, present: true });
     }
     expect(scripts).toMatchObject({ plan: 'node scripts/plan.js', import: 'node scripts/import-crds.js', schemas: 'node scripts/generate-schemas.js' });
+    expect(scripts.check).toContain('node scripts/check-generated.js');
   });
 
   test('npm run synth -- --config examples/ddb-cluster.config.ts --out <dir>', () => {
