@@ -1,6 +1,5 @@
 import * as YAML from 'yaml';
 import ddbCluster from '../../examples/ddb-cluster.config';
-import homelabX10 from '../../bench/fixtures/homelab-x10.config';
 import config from '../../homelab.config';
 import { synthesizeHomelab } from '../../lib/homelab-app';
 import { renderYaml } from '../../lib/synth/render-chart';
@@ -11,7 +10,6 @@ describe('rendered documents: the validator reads what renderYaml wrote without 
   test.each([
     ['the default homelab', config],
     ['examples/ddb-cluster.config.ts', ddbCluster],
-    ['10x Applications', homelabX10],
   ])('%s: every remembered file parses back to exactly its remembered documents', (_name, homelab) => {
     // GIVEN a whole synthesized tree
     const { tree } = synthesizeHomelab(homelab);
