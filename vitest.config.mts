@@ -39,5 +39,6 @@ export default defineConfig({
     // End-to-end files spawn real commands; a cold bundle build alone can take seconds.
     testTimeout: 60_000,
     sequence: { sequencer: SlowFirstSequencer },
+    experimental: { fsModuleCache: true },
   },
 });

@@ -61,13 +61,17 @@ function fail(message) {
 const fmtS = (s) => (s === undefined ? 'n/a' : s < 10 ? `${s.toFixed(3)} s` : `${s.toFixed(1)} s`);
 const fmtMiB = (m) => (m === undefined ? 'n/a' : `${m.toFixed(0)} MiB`);
 
-/** scripts/run-ts.js caches the bundle in .build/; a run that wrote a file there paid for esbuild. */
+/**
+ * scripts/run-ts.js caches bundles in .build/ and writes a bundle's `.inputs.json` only when esbuild built it
+ * (a cache hit only touches the bundle, for its least-recently-used pruning).
+ */
 const BUILD_DIR = path.join(ROOT, '.build');
 const rebuilds = {};
 
 function bundleWrittenSince(ms) {
   if (!fs.existsSync(BUILD_DIR)) return false;
-  return fs.readdirSync(BUILD_DIR).some((f) => fs.statSync(path.join(BUILD_DIR, f)).mtimeMs >= ms - 5);
+  return fs.readdirSync(BUILD_DIR).filter((f) => f.endsWith('.inputs.json'))
+    .some((f) => fs.statSync(path.join(BUILD_DIR, f)).mtimeMs >= ms - 5);
 }
 
 function progress(name, round, result) {
@@ -230,8 +234,7 @@ function main() {
   const rebuilt = Object.entries(rebuilds);
   if (rebuilt.length > 0) {
     notes.push(`Runs that re-bundled with esbuild (a .build/ file written during the run): ${rebuilt.map(([n, c]) => `${n} ${c}`).join(', ')} ` +
-      `of ${args.runs} each. The bundle cache of scripts/run-ts.js keeps one bundle per entry point, so alternating configs rebuild ` +
-      'on every run; those figures include bundling.');
+      `of ${args.runs} each; those figures include bundling (the sources or the packages changed during the run?).`);
   }
   const table = [
     '| Command | Median | Min | Max | Peak RSS (median / max) |',
