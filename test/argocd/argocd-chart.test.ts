@@ -3,11 +3,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import { validateConfig } from '../../lib/config/validate-config';
 import { Testing } from 'cdk8s';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { buildArgoCdTree } from '../../lib/argocd/argocd-chart';
 import { DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { writeTree } from '../../lib/synth/output-tree';
+import { validateOutput } from '../../lib/validation';
 import { config, FORGEJO, FORGEJO_REPO_URL, SEED_URL, tree } from './util';
 
 const forgejoSource = () => config({ git: { ...REFERENCE_HOMELAB.git, source: 'forgejo' } });
@@ -164,36 +165,17 @@ test('the entry point defines the ArgoCd chart in the given app', () => {
   expect(t.project.name).toBe('homelab');
 });
 
-test('every rendered object passes the strict schemas of its pinned API (schemas/)', () => {
-  // GIVEN
-  const schemas = `${__dirname}/../../schemas`;
-  if (!fs.existsSync(`${schemas}/crds.json`) || !fs.existsSync(`${schemas}/kubernetes-1.30.json`)) {
-    console.warn('SKIPPED: schemas/ is not generated (node scripts/generate-schemas.js); the Argo CD tree was not schema-checked');
-    return;
-  }
-  const Ajv = require('ajv');
-  const k8s = require('../../schemas/kubernetes-1.30.json');
-  const crds = require('../../schemas/crds.json');
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  ajv.addFormat('quantity', true);
-  ajv.addSchema(k8s);
-  // WHEN
-  const problems: string[] = [];
-  let checked = 0;
-  for (const [path, content] of tree(forgejoSource()).render()) {
-    if (path.startsWith('values/')) continue; // Helm values, not objects
-    for (const doc of content.split(/^---\n/m).filter((d) => d.trim())) {
-      const obj = parse(doc);
-      const key = `${obj.apiVersion}/${obj.kind}`;
-      const schema = crds.kinds[key]?.schema ?? { $ref: `${k8s.$id}#/definitions/${k8s.kinds[key].definition}` };
-      const validate = ajv.compile(schema);
-      checked += 1;
-      if (!validate(obj)) problems.push(`${path} ${key}: ${JSON.stringify(validate.errors)}`);
-    }
-  }
-  // THEN
+test('every rendered object passes the strict schemas of its pinned API and the output rules', () => {
+  // GIVEN the tree of the cutover side (the default side is validated by every synth)
+  const rendered = tree(forgejoSource()).render();
+  // WHEN validated as synthesis validates dist/ (schemas/: Kubernetes 1.30 and the pinned CRDs, strict)
+  const problems = validateOutput(rendered);
+  // THEN nothing is wrong, and there was plenty to check
   expect(problems).toEqual([]);
-  expect(checked).toBeGreaterThan(30);
+  const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
+    .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
+  expect(objects.length).toBeGreaterThan(30);
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'Database', 'Job']));
 });
 
 test('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
