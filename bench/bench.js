@@ -68,15 +68,25 @@ const fmtMiB = (m) => (m === undefined ? 'n/a' : `${m.toFixed(0)} MiB`);
 const BUILD_DIR = path.join(ROOT, '.build');
 const rebuilds = {};
 
-function bundleWrittenSince(ms) {
+function bundleWrittenSince(ms, { configExpected = false } = {}) {
   if (!fs.existsSync(BUILD_DIR)) return false;
   return fs.readdirSync(BUILD_DIR).filter((f) => f.endsWith('.inputs.json'))
+    .filter((f) => !(configExpected && f.startsWith('config-')))
     .some((f) => fs.statSync(path.join(BUILD_DIR, f)).mtimeMs >= ms - 5);
+}
+
+/** A copy of homelab.config.ts in .build/ (inside the project, so its imports resolve), for the config-edit run. */
+function editedConfig() {
+  const dir = path.join(BUILD_DIR, 'bench-config');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'homelab.config.ts');
+  fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, 'homelab.config.ts'), 'utf8').replace(/'\.\/lib\//g, "'../../lib/"));
+  return file;
 }
 
 function progress(name, round, result) {
   const rebuilt = name.startsWith('synth') || name.startsWith('npm run synth') || name.startsWith('cdk8s synth')
-    ? bundleWrittenSince(result.startedAtMs) : false;
+    ? bundleWrittenSince(result.startedAtMs, { configExpected: name === 'synth after a config edit' }) : false;
   if (round >= 0 && rebuilt) rebuilds[name] = (rebuilds[name] ?? 0) + 1;
   process.stderr.write(`  ${round < 0 ? 'warm-up' : `run ${round + 1}`}  ${name.padEnd(34)} ${fmtS(result.seconds)}  ` +
     `${fmtMiB(result.maxRssMiB)}${rebuilt ? '  (bundled)' : ''}\n`);
@@ -132,6 +142,9 @@ function main() {
         { name: 'synth: 10x Applications', argv: [node, ...scaled(10)] },
         { name: 'synth: 100x Applications', argv: [node, ...scaled(100)] },
         { name: 'npm run synth (default)', argv: ['npm', 'run', '--silent', 'synth', '--', '--out', out('npm')] },
+        // The everyday loop: the config changed since the last synth, lib/ did not (a config bundle is rebuilt).
+        { name: 'synth after a config edit', argv: ['bash', '-c', `echo "// edit $RANDOM$RANDOM" >> "$1" && exec "$2" scripts/run-app.js --config "$1" --out "$3"`,
+          'edit', editedConfig(), node, out('edited')] },
       ].map((c) => ({ ...c, cwd: ROOT }));
       const labels = {
         'floor: one-chart app': 'node bench/fixtures/floor-app.js <tmp>',
@@ -139,6 +152,7 @@ function main() {
         'synth: 10x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x10.config.ts --out <tmp>',
         'synth: 100x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x100.config.ts --out <tmp>',
         'npm run synth (default)': 'npm run synth -- --out <tmp>',
+        'synth after a config edit': 'a line appended to a copy of homelab.config.ts, then node scripts/run-app.js --config <it> --out <tmp>',
       };
       const r = measure(cmds, { runs: args.runs, gnuTime, onRun: progress });
       addRows(r, labels);
