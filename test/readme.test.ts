@@ -80,7 +80,7 @@ describe('README commands', () => {
     // eslint-disable-next-line @typescript-eslint/no-var-requires
     const { makeHomelabTree } = require('../bench/coverage-fixture');
     const repo = path.join(tmp, 'homelab');
-    makeHomelabTree(repo, 400);
+    makeHomelabTree(repo, 150);
     const r = run('npm', ['run', '-s', 'coverage', '--', '--repo', repo]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
