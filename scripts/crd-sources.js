@@ -9,6 +9,7 @@ const path = require('path');
 const root = path.resolve(__dirname, '..');
 const { sources } = JSON.parse(fs.readFileSync(path.join(__dirname, 'crd-sources.json'), 'utf8'));
 const crdDir = path.resolve(root, process.env.CRD_DIR ?? '../shared/crds');
+const DOWNLOAD_TIMEOUT_MS = 20_000;
 
 /** `git hash-object` of a buffer. */
 function gitBlobSha(buf) {
@@ -21,9 +22,15 @@ async function loadVerified(src) {
   let buf;
   if (fs.existsSync(local)) buf = fs.readFileSync(local);
   else {
-    const res = await fetch(src.url);
-    if (!res.ok) throw new Error(`cannot download ${src.url}: HTTP ${res.status}`);
-    buf = Buffer.from(await res.arrayBuffer());
+    let res;
+    try {
+      // Bounded, so that a network that drops packets fails in seconds rather than hanging a CI run.
+      res = await fetch(src.url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      buf = Buffer.from(await res.arrayBuffer());
+    } catch (e) {
+      throw new Error(`cannot download ${src.url}: ${e.cause?.code ?? e.message}`);
+    }
   }
   const sha = gitBlobSha(buf);
   if (sha !== src.blob) throw new Error(`${src.file}: blob ${sha} does not match the pinned ${src.blob}; refusing to use it`);
