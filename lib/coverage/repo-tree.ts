@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { parseAllDocuments, parseDocument } from 'yaml';
+import { parseAllDocuments } from 'yaml';
+import { renderedDocuments } from '../synth/rendered-documents';
 
 /** Directories the scan never enters. */
 export const SKIPPED_DIRECTORIES: readonly string[] = ['.git', 'node_modules'];
@@ -160,14 +161,26 @@ function jsonInfo(content: string): Omit<RepoFile, 'path' | 'dir' | 'name'> {
   return { manifest, kinds: manifest ? [kind[1]] : [], argoApplications: [], sopsEncrypted: /"sops"\s*:\s*\{/.test(content) };
 }
 
+/**
+ * The documents of a YAML file, or undefined when it does not parse. A file this process rendered (the checkout's
+ * dist/ usually is what the audit just synthesized) is read from memory: see lib/synth/rendered-documents.ts.
+ */
+function yamlDocuments(content: string): readonly unknown[] | undefined {
+  const rendered = renderedDocuments(content);
+  if (rendered) return rendered;
+  const docs = parseAllDocuments(content);
+  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;
+  return docs.map((d) => d.toJS());
+}
+
 /** The Application and ApplicationSet documents; when the file does not parse, their kinds without names. */
 function argoApplications(content: string, kinds: readonly string[]): ArgoApplicationDocument[] {
-  const docs = parseAllDocuments(content);
+  const docs = yamlDocuments(content);
   const unnamed = kinds.filter((k) => ARGO_APPLICATION_KINDS.includes(k)).map((kind) => ({ kind }));
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return unnamed;
+  if (!docs) return unnamed;
   const found: ArgoApplicationDocument[] = [];
   for (const doc of docs) {
-    const obj = doc.toJS() as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    const obj = doc as { kind?: unknown; metadata?: { name?: unknown } } | null;
     if (obj && typeof obj.kind === 'string' && ARGO_APPLICATION_KINDS.includes(obj.kind)) {
       found.push(typeof obj.metadata?.name === 'string' ? { kind: obj.kind, name: obj.metadata.name } : { kind: obj.kind });
     }
@@ -178,9 +191,10 @@ function argoApplications(content: string, kinds: readonly string[]): ArgoApplic
 const RESOURCE_FIELDS = ['resources', 'bases', 'components'];
 
 function kustomizationRefs(content: string): KustomizationRefs {
-  const doc = parseDocument(content);
-  if (doc.errors.length > 0) return { resources: [], otherStrings: [], invalid: true };
-  const obj = doc.toJS() as Record<string, unknown> | null;
+  // A kustomization is one document; kustomize rejects a file of several.
+  const docs = yamlDocuments(content);
+  if (!docs || docs.length > 1) return { resources: [], otherStrings: [], invalid: true };
+  const obj = (docs[0] ?? null) as Record<string, unknown> | null;
   const resources: string[] = [];
   const otherStrings: string[] = [];
   for (const [key, value] of Object.entries(obj && typeof obj === 'object' ? obj : {})) {
