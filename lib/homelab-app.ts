@@ -3,11 +3,11 @@ import { HomelabConfig, PodSecurityLevel } from './config/homelab-config';
 import { validateConfig } from './config/validate-config';
 import { ArgoCdChart, buildArgoCdTree, repoUrlFor } from './argocd';
 import { BootstrapPlan } from './bootstrap/bootstrap-plan';
-import { planSteps, renderSteps } from './bootstrap/core';
+import { planSteps, stepFiles } from './bootstrap/core';
 import { renderRunbook } from './bootstrap/runbook';
 import { buildPlan, renderOverview } from './plan';
 import { MIN_KUBECTL_VERSION } from './shared/pins';
-import { OutputTree, sortedTree } from './synth/output-tree';
+import { OutputFile, OutputFiles, OutputTree, serializeFiles } from './synth/output-tree';
 import { assertValidOutput } from './validation';
 // Straight from the file: the coverage index imports this module.
 import { missingApplicationPaths } from './coverage/missing-paths';
@@ -30,7 +30,11 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
   validateConfig(config).check();
   const app = new App({ outdir: '.cdk8s.out' });
   const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
-  const argocd = buildArgoCdTree(app, { config, forgejo: bootstrap.forgejo });
+  const argocd = buildArgoCdTree(app, {
+    config,
+    forgejo: bootstrap.forgejo,
+    phase0Postgres: { clusters: bootstrap.clusters, databases: bootstrap.databases },
+  });
   if (config.git.repoRoot !== undefined) {
     const missing = missingApplicationPaths(argocd, config.git.repoRoot);
     if (missing.length > 0) throw new ConfigError(missing);
@@ -39,15 +43,15 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
   bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
   const planned = planSteps(bootstrap.steps);
-  const tree: OutputTree = new Map([
-    ...renderSteps(planned, 'bootstrap/'),
+  const files: OutputFiles = new Map<string, OutputFile>([
+    ...stepFiles(planned, 'bootstrap/'),
     ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
-    ...argocd.render(),
+    ...argocd.renderFiles(),
   ]);
-  tree.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
+  files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
-  assertValidOutput(tree);
-  return { app, bootstrap, argocd, tree: sortedTree(tree) };
+  assertValidOutput(files);
+  return { app, bootstrap, argocd, tree: serializeFiles(files) };
 }
 
 /** Namespaces every cluster has; Phase 0 never re-labels them. */

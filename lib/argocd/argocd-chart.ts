@@ -1,4 +1,4 @@
-import { App, Chart } from 'cdk8s';
+import { ApiObject, App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster, cnpgClusterProps } from '../bootstrap/cnpg/cnpg-cluster';
 import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
@@ -6,8 +6,9 @@ import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
 import type { ApplicationConfig } from '../config/argocd-config';
 import type { HomelabConfig } from '../config/homelab-config';
 import { ProblemCollector } from '../shared/errors';
-import { OutputTree, sortedTree } from '../synth/output-tree';
-import { ChartRenderer, renderYaml } from '../synth/render-chart';
+import { kubernetesNameForPg } from '../shared/names';
+import { chartManifests } from '../synth/chart-manifests';
+import { OutputFiles, OutputTree, serializeFiles, sortedTree } from '../synth/output-tree';
 import { DataSchemas } from './data-schemas/data-schemas';
 import { ARGOCD_DIST } from './dist-layout';
 import { ForgejoMirrorJob } from './forgejo-mirror/forgejo-mirror-job';
@@ -32,6 +33,14 @@ export interface ArgoCdChartProps {
   readonly config: HomelabConfig;
   /** Forgejo's in-cluster endpoint, from the bootstrap's Forgejo construct. */
   readonly forgejo: ForgejoEndpoint;
+  /**
+   * The CNPG Clusters and Databases Phase 0 defines, by config key, for the Applications that use them.
+   * @default - none: every cluster and database the tree refers to is delivered by Argo CD
+   */
+  readonly phase0Postgres?: {
+    readonly clusters: ReadonlyMap<string, CnpgCluster>;
+    readonly databases: ReadonlyMap<string, CnpgDatabase>;
+  };
 }
 
 /** A Secret the tree references but never defines; it must be delivered (by SOPS) before its consumer syncs. */
@@ -127,20 +136,29 @@ export class ArgoCdChart extends Chart {
       secrets.push({ namespace: forgejoNamespace, name: token.name, keys: [token.key], usedBy: `Job ${this.forgejoMirrorJob.name}` });
     }
 
-    // The CNPG objects of the config, as constructs to read names from; only data-schemas renders any.
+    // The CNPG objects Argo CD delivers are defined here and written to data-schemas/; the Phase-0 ones come
+    // from the bootstrap, which writes them. Either may host a database the tree refers to.
     const postgres = new Construct(this, 'Postgres');
-    const clusters = new Map<string, CnpgCluster>();
+    const clusters = new Map<string, CnpgCluster>(props.phase0Postgres?.clusters ?? []);
+    const deliveredClusters: CnpgCluster[] = [];
     for (const [name, c] of sortedEntries(config.postgresClusters)) {
-      clusters.set(name, new CnpgCluster(postgres, `Cluster-${name}`, cnpgClusterProps(name, c)));
+      if (c.deliveredBy !== 'argocd') continue;
+      const cluster = new CnpgCluster(postgres, `Cluster-${name}`, cnpgClusterProps(name, c));
+      clusters.set(name, cluster);
+      deliveredClusters.push(cluster);
     }
-    const databases = new Map<string, CnpgDatabase>();
-    for (const [pgName, d] of sortedEntries(config.databases)) {
+    const databases = new Map<string, CnpgDatabase>(props.phase0Postgres?.databases ?? []);
+    const deliveredDatabases: CnpgDatabase[] = [];
+    // In the order data-schemas writes them: by Kubernetes name.
+    const argoDatabases = sortedEntries(config.databases).filter(([, d]) => d.deliveredBy === 'argocd')
+      .sort(([a], [b]) => (kubernetesNameForPg(a) < kubernetesNameForPg(b) ? -1 : kubernetesNameForPg(a) > kubernetesNameForPg(b) ? 1 : 0));
+    for (const [pgName, d] of argoDatabases) {
       const cluster = clusters.get(d.cluster);
       if (!cluster) throw new Error(`database '${pgName}': cluster '${d.cluster}' is not a key of postgresClusters.`);
-      databases.set(pgName, new CnpgDatabase(postgres, `Database-${pgName}`, { cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy }));
+      const database = new CnpgDatabase(postgres, `Database-${pgName}`, { cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy });
+      databases.set(pgName, database);
+      deliveredDatabases.push(database);
     }
-    const deliveredClusters = [...clusters.values()].filter((c) => config.postgresClusters[c.name].deliveredBy === 'argocd');
-    const deliveredDatabases = [...databases.values()].filter((d) => config.databases[d.pgName].deliveredBy === 'argocd');
     if (deliveredClusters.length + deliveredDatabases.length > 0) {
       const namespace = [...deliveredClusters, ...deliveredDatabases].map((o) => o.namespace).sort()[0];
       this.dataSchemas = new DataSchemas(this, 'DataSchemas', {
@@ -207,18 +225,32 @@ export class ArgoCdChart extends Chart {
   /**
    * Every file of the tree, relative to `dist/`, in sorted order: `argocd/projects/<project>.yaml`,
    * `argocd/root/<root>.yaml`, `argocd/apps/<name>.yaml`, and the generated values, data-schemas and mirror
-   * files. Runs the app's validations first (once per app: `ChartRenderer` shares them with the bootstrap's
-   * rendering) and throws with all of their messages.
+   * files. The objects are the chart's own manifests (`chart.toJson()`, which runs the app's validations and
+   * throws with all of their messages), each written to the file of the construct that defined it.
    */
   public render(): OutputTree {
-    ChartRenderer.of(this);
-    const tree: OutputTree = new Map();
-    tree.set(`${ARGOCD_DIST.projects}/${this.project.name}.yaml`, renderYaml([this.project.resource.toJson()]));
-    tree.set(`${ARGOCD_DIST.root}/${this.root.name}.yaml`, renderYaml([this.root.resource.toJson()]));
-    for (const [name, app] of this.applications) tree.set(`${ARGOCD_DIST.apps}/${name}.yaml`, renderYaml([app.resource.toJson()]));
-    if (this.temporal) tree.set(this.temporal.valuesFile, renderYaml([sortKeys(this.temporal.values)]));
-    if (this.dataSchemas) for (const [p, content] of this.dataSchemas.manifests()) tree.set(p, content);
-    tree.set(`${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`, renderYaml([this.forgejoMirrorJob.job.toJson()]));
+    return serializeFiles(this.renderFiles());
+  }
+
+  /** The files of `render()` as documents, before they are serialized. */
+  public renderFiles(): OutputFiles {
+    const fileOf = new Map<ApiObject, string>([
+      [this.project.resource, `${ARGOCD_DIST.projects}/${this.project.name}.yaml`],
+      [this.root.resource, `${ARGOCD_DIST.root}/${this.root.name}.yaml`],
+      ...[...this.applications].map(([name, app]): [ApiObject, string] => [app.resource, `${ARGOCD_DIST.apps}/${name}.yaml`]),
+      [this.forgejoMirrorJob.job, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
+      ...(this.dataSchemas?.fileOfObjects() ?? []),
+    ]);
+    // Within a file, objects keep the order their constructs give them (data-schemas: a Cluster, then its Databases).
+    const rank = new Map([...fileOf.keys()].map((obj, i) => [obj, i]));
+    const files = new Map<string, { rank: number; json: Record<string, any> }[]>();
+    for (const { obj, json } of chartManifests(this)) {
+      const file = fileOf.get(obj);
+      if (file === undefined) throw new Error(`${obj.node.path}: ${obj.kind} '${obj.name}' is defined in the Argo CD tree but written to no file`);
+      files.set(file, [...(files.get(file) ?? []), { rank: rank.get(obj)!, json }]);
+    }
+    const tree: OutputFiles = new Map([...files].map(([file, objects]) => [file, objects.sort((a, b) => a.rank - b.rank).map((o) => o.json)]));
+    if (this.temporal) tree.set(this.temporal.valuesFile, [sortKeys(this.temporal.values)]);
     return sortedTree(tree);
   }
 }

@@ -33,6 +33,10 @@ export class BootstrapPlan extends Construct {
   public readonly namespaces: BootstrapStep;
   public readonly cnpgOperator: BootstrapStep;
   public readonly postgres: ReadonlyMap<string, PostgresStep>;
+  /** The CNPG Clusters Phase 0 defines, by config key. */
+  public readonly clusters: ReadonlyMap<string, CnpgCluster>;
+  /** The CNPG Databases Phase 0 defines, by PostgreSQL name. */
+  public readonly databases: ReadonlyMap<string, CnpgDatabase>;
   public readonly forgejoStep: BootstrapStep;
   public readonly forgejo: ForgejoServer;
   public readonly argocdInstall: BootstrapStep;
@@ -90,6 +94,8 @@ export class BootstrapPlan extends Construct {
       postgres.set(name, { step, cluster, databases, wait });
     }
     this.postgres = postgres;
+    this.clusters = new Map([...postgres].map(([name, pg]) => [name, pg.cluster]));
+    this.databases = new Map([...postgres.values()].flatMap((pg) => pg.databases.map((d) => [d.pgName, d] as const)));
 
     this.forgejoStep = new BootstrapStep(this, 'Forgejo', {
       stepName: 'forgejo',
@@ -139,11 +145,13 @@ export class BootstrapPlan extends Construct {
       stepName: 'argocd-root',
       summary: 'the homelab AppProject and the root app-of-apps',
     });
-    this.argocdRoot.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
-    this.argocdRoot.dependsOn(this.repoCredentialStep, 'the root app reads a private repository');
+    // Declared first: cdk8s orders a step's dependencies depth first in declaration order, so Forgejo keeps its
+    // place (and its file number) on both sides of the cutover.
     if (source === 'forgejo') {
       this.argocdRoot.dependsOn(this.forgejoStep, 'after the cutover the root app reads the repository Forgejo serves');
     }
+    this.argocdRoot.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
+    this.argocdRoot.dependsOn(this.repoCredentialStep, 'the root app reads a private repository');
   }
 
   /**

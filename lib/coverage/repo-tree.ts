@@ -1,7 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { renderedDocuments } from '../synth/rendered-documents';
 
 /** Directories the scan never enters. */
 export const SKIPPED_DIRECTORIES: readonly string[] = ['.git', 'node_modules'];
@@ -161,13 +160,8 @@ function jsonInfo(content: string): Omit<RepoFile, 'path' | 'dir' | 'name'> {
   return { manifest, kinds: manifest ? [kind[1]] : [], argoApplications: [], sopsEncrypted: /"sops"\s*:\s*\{/.test(content) };
 }
 
-/**
- * The documents of a YAML file, or undefined when it does not parse. A file this process rendered (the checkout's
- * dist/ usually is what the audit just synthesized) is read from memory: see lib/synth/rendered-documents.ts.
- */
+/** The documents of a YAML file, or undefined when it does not parse. */
 function yamlDocuments(content: string): readonly unknown[] | undefined {
-  const rendered = renderedDocuments(content);
-  if (rendered) return rendered;
   const docs = parseAllDocuments(content);
   if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;
   return docs.map((d) => d.toJS());

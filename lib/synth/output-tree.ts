@@ -1,17 +1,31 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { renderYaml } from './render-chart';
+import { Yaml } from 'cdk8s';
 
 /** The synthesized output: file contents keyed by path relative to the output folder (`/` separators). */
 export type OutputTree = Map<string, string>;
 
-/** Serializes manifests as a multi-document YAML file, byte for byte the way cdk8s does (`renderYaml`). */
+/**
+ * A file of the output before it is written: the YAML documents this program generated (validated as objects,
+ * serialized by `toYaml` when written), or finished text (the runbook, the README).
+ */
+export type OutputFile = string | readonly unknown[];
+
+/** The output before it is written, keyed like `OutputTree`. */
+export type OutputFiles = Map<string, OutputFile>;
+
+/** Serializes every file of `files` (documents with `toYaml`), in sorted path order. */
+export function serializeFiles(files: ReadonlyMap<string, OutputFile>): OutputTree {
+  return sortedTree(new Map([...files].map(([file, content]) => [file, typeof content === 'string' ? content : toYaml(content)])));
+}
+
+/** Serializes manifests as a multi-document YAML file, as cdk8s writes its own (`Yaml.stringify`: YAML 1.1, no folding). */
 export function toYaml(objects: readonly unknown[]): string {
-  return renderYaml(objects);
+  return Yaml.stringify(...objects);
 }
 
 /** Returns a copy of `tree` with its paths in sorted order, so iteration (and listings) are deterministic. */
-export function sortedTree(tree: OutputTree): OutputTree {
+export function sortedTree<T>(tree: ReadonlyMap<string, T>): Map<string, T> {
   return new Map([...tree.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -1,6 +1,5 @@
 import * as YAML from 'yaml';
-import { OutputTree } from '../synth/output-tree';
-import { renderedDocuments } from '../synth/rendered-documents';
+import { OutputFile } from '../synth/output-tree';
 import { FieldPath, formatPath, isObject, JsonObject } from './field-path';
 import { OutputProblem } from './output-problem';
 
@@ -107,14 +106,16 @@ interface RawDocument {
   readonly value: unknown;
 }
 
-/** Parses every document of a YAML file; reports syntax errors, duplicate keys and integers beyond 2^53. */
-function parseYaml(file: string, content: string, problems: OutputProblem[]): RawDocument[] {
+/**
+ * The documents of a YAML file: those this program generated as they are, text parsed (reporting syntax errors,
+ * duplicate keys and integers beyond 2^53).
+ */
+function parseYaml(file: string, content: OutputFile, problems: OutputProblem[]): RawDocument[] {
   const out: RawDocument[] = [];
-  // Text this program rendered from plain data needs no parsing: its documents are known (rendered-documents.ts).
-  const rendered = renderedDocuments(content);
-  if (rendered) {
-    rendered.forEach((value, index) => {
-      if (value !== null) out.push({ index, value: normalized(file, value, problems) });
+  if (typeof content !== 'string') {
+    // As JSON, which is what the YAML reads back as: `undefined` fields dropped, objects copied.
+    content.forEach((value, index) => {
+      if (value !== null && value !== undefined) out.push({ index, value: normalized(file, JSON.parse(JSON.stringify(value)), problems) });
     });
     return out;
   }
@@ -225,7 +226,7 @@ function readKustomization(file: string, value: JsonObject): KustomizationInfo {
  * `kustomization.yaml`: its patches are partial objects, its `namespace:` applies to every object, and a local
  * file it names must exist (a YAML file in the folder that it does not name is ignored by kustomize, and reported).
  */
-export function parseOutputTree(tree: OutputTree): ParsedTree {
+export function parseOutputTree(tree: ReadonlyMap<string, OutputFile>): ParsedTree {
   const problems: OutputProblem[] = [];
   const documents: ManifestDocument[] = [];
   const files = [...tree.keys()].sort();

@@ -1,5 +1,5 @@
 import { repoCredentialProblems } from './repo-credential-rules';
-import { OutputTree } from '../synth/output-tree';
+import { OutputFile, toYaml } from '../synth/output-tree';
 import { Finding, formatPath, isObject, show } from './field-path';
 import { ManifestDocument, parseOutputTree } from './manifest-documents';
 import { effectiveNamespace, objectFindings } from './object-rules';
@@ -122,12 +122,12 @@ function compareRanked(a: Ranked, b: Ranked): number {
 }
 
 /**
- * Validates a whole output tree: every object strictly against the pinned Kubernetes 1.30 and CRD schemas
+ * Validates a whole output tree (documents as generated, or text as written): every object strictly against the pinned Kubernetes 1.30 and CRD schemas
  * (patches leniently), the rules schemas miss (names, namespaces, labels, port names, large integers), the
  * restricted Pod Security profile and resource rules on every pod template, RBAC least privilege, and a scan of
  * every file for secrets. Returns every problem, sorted by file, document and path; empty when all is well.
  */
-export function validateOutput(tree: OutputTree, options: ValidateOutputOptions = {}): OutputProblem[] {
+export function validateOutput(tree: ReadonlyMap<string, OutputFile>, options: ValidateOutputOptions = {}): OutputProblem[] {
   const opts: Required<ValidateOutputOptions> = {
     secretAccessAllowList: options.secretAccessAllowList ?? [],
     clusterRoleAllowList: options.clusterRoleAllowList ?? [],
@@ -147,7 +147,9 @@ export function validateOutput(tree: OutputTree, options: ValidateOutputOptions 
     for (const problem of documentProblems(doc, opts)) ranked.push({ problem, doc: doc.index });
   }
   for (const [file, content] of tree) {
-    for (const problem of scanTextForSecrets(file, content)) ranked.push({ problem, doc: -1 });
+    // Secrets are looked for in the text as written, with its line numbers.
+    const text = typeof content === 'string' ? content : toYaml(content);
+    for (const problem of scanTextForSecrets(file, text)) ranked.push({ problem, doc: -1 });
   }
   for (const problem of repoCredentialProblems(parsed.documents)) ranked.push({ problem, doc: -1 });
   ranked.sort(compareRanked);
@@ -163,7 +165,7 @@ export function validateOutput(tree: OutputTree, options: ValidateOutputOptions 
 }
 
 /** Throws an `OutputValidationError` listing every problem of the tree, if it has any. */
-export function assertValidOutput(tree: OutputTree, options: ValidateOutputOptions = {}): void {
+export function assertValidOutput(tree: ReadonlyMap<string, OutputFile>, options: ValidateOutputOptions = {}): void {
   const problems = validateOutput(tree, options);
   if (problems.length > 0) throw new OutputValidationError(problems);
 }

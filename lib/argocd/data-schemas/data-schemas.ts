@@ -1,7 +1,7 @@
+import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster } from '../../bootstrap/cnpg/cnpg-cluster';
 import { CnpgDatabase } from '../../bootstrap/cnpg/cnpg-database';
-import { OutputTree, toYaml } from '../../synth/output-tree';
 import { ARGOCD_DIST } from '../dist-layout';
 import { HomelabApplication } from '../homelab-application';
 import { HomelabProject } from '../homelab-project';
@@ -89,17 +89,11 @@ export class DataSchemas extends HomelabApplication {
     }
   }
 
-  /** One file per cluster under `data-schemas/`: the Cluster (when delivered here), then its Databases. */
-  public manifests(): OutputTree {
-    const tree: OutputTree = new Map();
-    const clusterNames = [...new Set([...this.clusters.map((c) => c.name), ...this.databases.map((d) => d.cluster.name)])].sort();
-    for (const clusterName of clusterNames) {
-      const objects = [
-        ...this.clusters.filter((c) => c.name === clusterName).map((c) => c.resource.toJson()),
-        ...this.databases.filter((d) => d.cluster.name === clusterName).map((d) => d.resource.toJson()),
-      ];
-      tree.set(`${ARGOCD_DIST.dataSchemas}/${clusterName}.yaml`, toYaml(objects));
-    }
-    return tree;
+  /** The file of each object this Application delivers: one per cluster, `data-schemas/<cluster>.yaml`. */
+  public fileOfObjects(): [ApiObject, string][] {
+    return [
+      ...this.clusters.map((c): [ApiObject, string] => [c.resource, `${ARGOCD_DIST.dataSchemas}/${c.name}.yaml`]),
+      ...this.databases.map((d): [ApiObject, string] => [d.resource, `${ARGOCD_DIST.dataSchemas}/${d.cluster.name}.yaml`]),
+    ];
   }
 }

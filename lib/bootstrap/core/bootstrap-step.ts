@@ -70,7 +70,10 @@ export class BootstrapStep extends Chart {
   /** Declares that this step can only be applied once `step` is applied and its waits have passed. */
   public dependsOn(step: BootstrapStep, reason: string): void {
     if (step === this) throw new Error(`bootstrap step '${this.stepName}' cannot depend on itself`);
-    if (!this._dependencies.some((d) => d.step === step)) this._dependencies.push({ step, reason });
+    if (this._dependencies.some((d) => d.step === step)) return;
+    this._dependencies.push({ step, reason });
+    // The order itself is cdk8s's: a chart dependency. The reason rides along for plans and cycle errors.
+    this.addDependency(step);
   }
 
   /** Adds a wait the runbook performs after applying this step. */

@@ -1,6 +1,5 @@
-import { Chart } from 'cdk8s';
-import { OutputTree, toYaml } from '../../synth/output-tree';
-import { ChartRenderer, RenderedObject } from '../../synth/render-chart';
+import { ChartManifest, chartManifests } from '../../synth/chart-manifests';
+import { OutputFiles, OutputTree, serializeFiles } from '../../synth/output-tree';
 import { BootstrapStep } from './bootstrap-step';
 import { orderSteps } from './order-steps';
 
@@ -19,6 +18,8 @@ export interface PlacedStep {
 export interface RenderedStep extends PlacedStep {
   /** The objects the step defines (patches excluded), in apply order. */
   readonly objects: readonly Record<string, any>[];
+  /** The strategic-merge patches of the step's kustomization. */
+  readonly patches: readonly Record<string, any>[];
 }
 
 /**
@@ -38,30 +39,39 @@ export function placeSteps(steps: readonly BootstrapStep[]): PlacedStep[] {
 
 /** Places the steps (`placeSteps`) and renders each step's objects. */
 export function planSteps(steps: readonly BootstrapStep[]): RenderedStep[] {
-  return placeSteps(steps).map((p) => ({
-    ...p,
-    objects: [...chartObjects(p.step).filter((o) => !p.step.isPatch(o.obj)).map((o) => o.json), ...p.step.externalObjects()],
-  }));
+  return placeSteps(steps).map((p) => {
+    const manifests: ChartManifest[] = chartManifests(p.step);
+    return {
+      ...p,
+      objects: [...manifests.filter((o) => !p.step.isPatch(o.obj)).map((o) => o.json), ...p.step.externalObjects()],
+      patches: manifests.filter((o) => p.step.isPatch(o.obj)).map((o) => o.json),
+    };
+  });
 }
 
-/** Writes each planned step under `prefix` (e.g. `bootstrap/`). */
+/** Writes each planned step under `prefix` (e.g. `bootstrap/`), serialized. */
 export function renderSteps(planned: readonly RenderedStep[], prefix: string): OutputTree {
-  const tree: OutputTree = new Map();
+  return serializeFiles(stepFiles(planned, prefix));
+}
+
+/** The files of each planned step under `prefix` (e.g. `bootstrap/`), as documents. */
+export function stepFiles(planned: readonly RenderedStep[], prefix: string): OutputFiles {
+  const tree: OutputFiles = new Map();
   for (const p of planned) {
     const k = p.step.kustomization;
     if (!k) {
-      tree.set(`${prefix}${p.fileName}`, toYaml(p.objects));
+      tree.set(`${prefix}${p.fileName}`, p.objects);
       continue;
     }
     const dir = `${prefix}${p.fileName}/`;
     const resources: string[] = [...k.remoteResources];
     if (p.objects.length > 0) {
       resources.push('resources.yaml');
-      tree.set(`${dir}resources.yaml`, toYaml(p.objects));
+      tree.set(`${dir}resources.yaml`, p.objects);
     }
-    const patches = chartObjects(p.step).filter((o) => p.step.isPatch(o.obj)).map((o) => {
-      const file = `patch-${o.json.kind.toLowerCase()}-${o.json.metadata.name}.yaml`;
-      tree.set(`${dir}${file}`, toYaml([o.json]));
+    const patches = p.patches.map((json) => {
+      const file = `patch-${json.kind.toLowerCase()}-${json.metadata.name}.yaml`;
+      tree.set(`${dir}${file}`, [json]);
       return { path: file };
     });
     const kustomization: Record<string, unknown> = {
@@ -72,15 +82,8 @@ export function renderSteps(planned: readonly RenderedStep[], prefix: string): O
       ...(patches.length > 0 ? { patches } : {}),
       ...(k.extra ?? {}),
     };
-    tree.set(`${dir}kustomization.yaml`, toYaml([kustomization]));
+    tree.set(`${dir}kustomization.yaml`, [kustomization]);
   }
   return tree;
 }
 
-/**
- * The chart's API objects with their JSON, in the chart's dependency order: what `chart.toJson()` returns, but
- * the app's dependencies are resolved and its validations run once for all steps, not once per step.
- */
-function chartObjects(chart: Chart): RenderedObject[] {
-  return ChartRenderer.of(chart).chartObjects(chart);
-}

@@ -1,5 +1,4 @@
 import { Testing } from 'cdk8s';
-import { parse } from 'yaml';
 import { CnpgCluster, CnpgDatabase } from '../../../lib/bootstrap/cnpg';
 import { DataSchemas, DataSchemasProps } from '../../../lib/argocd/data-schemas/data-schemas';
 import { HomelabApplication } from '../../../lib/argocd/homelab-application';
@@ -18,14 +17,14 @@ test('delivers the Cluster before its Databases, one file per cluster, at <distP
   const s = setup();
   // WHEN
   const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, clusters: [s.cluster], databases: [s.visibility, s.temporal] });
-  const files = app.manifests();
+  const files = app.fileOfObjects();
   // THEN
   expect(app.name).toBe('data-schemas');
   expect(app.syncWave).toBe(6);
   expect(app.namespace).toBe('ddb');
   expect(app.syncOptions).toEqual([]);
-  expect([...files.keys()]).toEqual(['data-schemas/ddb-cluster.yaml']);
-  const docs = files.get('data-schemas/ddb-cluster.yaml')!.split('---\n').map((d) => parse(d));
+  expect([...new Set(files.map(([, file]) => file))]).toEqual(['data-schemas/ddb-cluster.yaml']);
+  const docs = files.map(([obj]) => obj.toJson());
   expect(docs.map((d: any) => `${d.kind}/${d.metadata.name}@${d.metadata.annotations['argocd.argoproj.io/sync-wave']}`))
     .toEqual(['Cluster/ddb-cluster@0', 'Database/temporal@1', 'Database/temporal-visibility@1']);
   const json = find(Testing.synth(s.chart), 'Application', 'data-schemas');
@@ -35,9 +34,9 @@ test('delivers the Cluster before its Databases, one file per cluster, at <distP
 test('Databases of a Phase-0 cluster carry no resource wave and the cluster is not delivered', () => {
   const s = setup();
   const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, databases: [s.temporal] });
-  const content = app.manifests().get('data-schemas/ddb-cluster.yaml')!;
-  expect(content).not.toContain('kind: Cluster');
-  expect(content).not.toContain('sync-wave');
+  const docs = app.fileOfObjects().map(([obj, file]) => ({ file, json: obj.toJson() }));
+  expect(docs.map((d) => `${d.file}: ${d.json.kind}/${d.json.metadata.name}`)).toEqual(['data-schemas/ddb-cluster.yaml: Database/temporal']);
+  expect(docs[0].json.metadata.annotations).toBeUndefined();
 });
 
 test('all props', () => {

@@ -1,3 +1,6 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-30';
 import { BootstrapStep, DependencyCycleError, orderSteps, planSteps } from '../../../lib/bootstrap/core';
@@ -7,7 +10,7 @@ function step(app: any, name: string): BootstrapStep {
 }
 
 describe('orderSteps', () => {
-  test('puts every step after what it depends on, keeping declaration order for ties', () => {
+  test('puts every step after what it depends on; independent steps keep the order they were defined in', () => {
     // GIVEN
     const app = Testing.app();
     const [root, forgejo, ns, db, argocd] = ['root', 'forgejo', 'ns', 'db', 'argocd'].map((n) => step(app, n));
@@ -19,6 +22,25 @@ describe('orderSteps', () => {
     const order = orderSteps([root, forgejo, ns, db, argocd]).map((s) => s.stepName);
     // THEN
     expect(order).toEqual(['ns', 'argocd', 'root', 'db', 'forgejo']);
+  });
+
+  test('is the chart order cdk8s itself writes (app.synth() numbers dependent charts 0000-, 0001-, ...)', () => {
+    // GIVEN
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'order-steps-'));
+    const app = Testing.app({ outdir });
+    const [root, forgejo, ns, db, argocd] = ['root', 'forgejo', 'ns', 'db', 'argocd'].map((n) => step(app, n));
+    for (const s of [root, forgejo, ns, db, argocd]) new k8s.KubeConfigMap(s, 'Cm', { metadata: { name: s.stepName } });
+    root.dependsOn(argocd, 'CRDs');
+    forgejo.dependsOn(db, 'database');
+    db.dependsOn(ns, 'namespace');
+    argocd.dependsOn(ns, 'namespace');
+    // WHEN
+    const order = orderSteps([root, forgejo, ns, db, argocd]).map((s) => s.stepName);
+    app.synth();
+    // THEN
+    const written = fs.readdirSync(outdir).sort().map((f) => f.replace(/^\d{4}-(.*)\.k8s\.yaml$/, '$1'));
+    expect(written).toEqual(order);
+    fs.rmSync(outdir, { recursive: true, force: true });
   });
 
   test('derives a step dependency from a construct dependency that crosses steps', () => {
