@@ -80,6 +80,22 @@ export function scanTextForSecrets(file: string, content: string): OutputProblem
   return out;
 }
 
+/**
+ * Private keys and GitHub tokens in any string of a generated document (what `scanTextForSecrets` finds in
+ * text), at the field that holds them.
+ */
+export function secretStringFindings(value: unknown, path: FieldPath = []): Finding[] {
+  if (typeof value === 'string') {
+    return findSecrets(value).map((m) => ({
+      path,
+      message: `contains ${m.what}; ${m.kind === 'github-token' ? 'revoke it on GitHub and ' : ''}${FIX}`,
+    }));
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => secretStringFindings(v, [...path, i]));
+  if (isObject(value)) return Object.keys(value).flatMap((k) => secretStringFindings(value[k], [...path, k]));
+  return [];
+}
+
 function nonEmpty(v: unknown): boolean {
   if (typeof v === 'string') return v.trim() !== '' && !v.startsWith('ENC['); // SOPS-encrypted values are fine
   return v !== null && v !== undefined;

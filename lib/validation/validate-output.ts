@@ -1,13 +1,13 @@
 import { repoCredentialProblems } from './repo-credential-rules';
-import { OutputFile, toYaml } from '../synth/output-tree';
+import { OutputFile } from '../synth/output-tree';
 import { Finding, formatPath, isObject, show } from './field-path';
-import { ManifestDocument, parseOutputTree } from './manifest-documents';
+import { isHelmValuesFile, ManifestDocument, parseOutputTree } from './manifest-documents';
 import { effectiveNamespace, objectFindings } from './object-rules';
 import { OutputProblem, OutputValidationError } from './output-problem';
 import { cnpgClusterFindings, podTemplateFindings } from './pod-security';
 import { RbacAllowance, rbacFindings } from './rbac-rules';
 import { apiVersionsOf, KindInfo, lookupKind, validateAgainstSchema } from './schema-validator';
-import { scanTextForSecrets, secretValueFindings } from './secret-scanner';
+import { scanTextForSecrets, secretStringFindings, secretValueFindings } from './secret-scanner';
 
 /** Options for `validateOutput`. */
 export interface ValidateOutputOptions {
@@ -62,7 +62,8 @@ interface Ranked {
 function documentProblems(doc: ManifestDocument, options: Required<ValidateOutputOptions>): OutputProblem[] {
   const where = doc.location ? `${doc.location}: ` : '';
   if (doc.role === 'kustomization') {
-    return secretValueFindings(doc, undefined).map((f) => ({ file: doc.file, path: formatPath(f.path), message: f.message }));
+    return [...secretValueFindings(doc, undefined), ...(doc.generated ? secretStringFindings(doc.value) : [])]
+      .map((f) => ({ file: doc.file, path: formatPath(f.path), message: f.message }));
   }
   const { apiVersion, kind } = doc.value;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
@@ -96,6 +97,7 @@ function documentProblems(doc: ManifestDocument, options: Required<ValidateOutpu
       clusterRoles: options.clusterRoleAllowList,
     }),
     ...secretValueFindings(doc, info),
+    ...(doc.generated ? secretStringFindings(doc.value) : []),
   ];
   // A rule that names a field says more than the schema's type error at the same field.
   const ruled = new Set(findings.map((f) => formatPath(f.path)));
@@ -147,9 +149,15 @@ export function validateOutput(tree: ReadonlyMap<string, OutputFile>, options: V
     for (const problem of documentProblems(doc, opts)) ranked.push({ problem, doc: doc.index });
   }
   for (const [file, content] of tree) {
-    // Secrets are looked for in the text as written, with its line numbers.
-    const text = typeof content === 'string' ? content : toYaml(content);
-    for (const problem of scanTextForSecrets(file, text)) ranked.push({ problem, doc: -1 });
+    // Text is scanned line by line; generated documents field by field (documentProblems, and Helm values here).
+    if (typeof content !== 'string') {
+      if (!isHelmValuesFile(file)) continue;
+      content.forEach((value, doc) => {
+        for (const f of secretStringFindings(value)) ranked.push({ problem: { file, path: formatPath(f.path), message: f.message }, doc });
+      });
+      continue;
+    }
+    for (const problem of scanTextForSecrets(file, content)) ranked.push({ problem, doc: -1 });
   }
   for (const problem of repoCredentialProblems(parsed.documents)) ranked.push({ problem, doc: -1 });
   ranked.sort(compareRanked);

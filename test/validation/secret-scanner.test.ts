@@ -1,3 +1,4 @@
+import { formatOutputProblem, validateOutput } from '../../lib/validation';
 import { container, deployment, podSpec, problemsOf } from './util';
 
 // Built at run time so that no scanner (ours or GitHub's) finds a key or token in this file.
@@ -48,5 +49,20 @@ test('fails on literal password-like values in a Secret, a secretGenerator, an e
     "m.yaml: Deployment apps/app: spec.template.spec.containers[0].env[0].value: environment variable 'DB_PASSWORD' has a literal value; "
       + 'use valueFrom.secretKeyRef to read it from a Secret',
     "run.sh: line 1: passes a literal value for 'password' with --from-literal; read it from a file or variable (--from-file, \"$VAR\") instead",
+  ]);
+});
+
+test('fails on a secret in a generated document (given as data) at the field that holds it, also in Helm values', () => {
+  // GIVEN documents as the synthesis generates them, never serialized
+  const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' }, data: { note: `token ${TOKEN}` } };
+  const files = new Map<string, readonly unknown[]>([['m.yaml', [config]], ['values/app.yaml', [{ image: { pullSecret: PEM } }]]]);
+  // WHEN
+  const problems = validateOutput(files).map(formatOutputProblem);
+  // THEN
+  expect(problems).toEqual([
+    'm.yaml: ConfigMap a/c: data.note: contains a GitHub token (ghp_a1B2...); revoke it on GitHub and keep secrets out of the output: '
+      + 'reference a Secret that is created at apply time (a local file, SOPS, or an external secret store)',
+    'values/app.yaml: image.pullSecret: contains a PEM private key (OPENSSH PRIVATE KEY); keep secrets out of the output: reference a Secret '
+      + 'that is created at apply time (a local file, SOPS, or an external secret store)',
   ]);
 });
