@@ -1,5 +1,4 @@
 import type { ErrorObject } from 'ajv';
-import { compileCelRule } from './cel-subset';
 import { FieldPath, Finding, getIn, isObject, JsonObject, pathFromPointer, show } from './field-path';
 
 /** A kind the pinned schemas know. */
@@ -99,28 +98,16 @@ function schemaAt(schema: unknown, path: FieldPath, files: SchemaFiles): JsonObj
   }
 }
 
-const celCache = new Map<string, ((self: unknown) => boolean) | undefined>();
-
-function celRule(rule: string): ((self: unknown) => boolean) | undefined {
-  if (!celCache.has(rule)) celCache.set(rule, compileCelRule(rule));
-  return celCache.get(rule);
-}
-
 /**
- * The CRD rules ajv does not know: `x-kubernetes-validations` (the CEL subset of `cel-subset.ts`) and
- * `x-kubernetes-list-type` (`set` and `map` lists must not repeat an item or key). Walks the data with its schema.
+ * The CRD rule ajv does not know that needs no CEL: `x-kubernetes-list-type` (`set` and `map` lists must not
+ * repeat an item or key). Walks the data with its schema.
+ *
+ * The CEL rules (`x-kubernetes-validations`) are not evaluated here: no npm CEL library implements Kubernetes'
+ * CEL extensions and transition rules, and a partial evaluator would pass what it cannot judge. The API
+ * server judges them.
  */
 function crdRuleViolations(schema: unknown, data: unknown, path: FieldPath, out: Finding[]): void {
   if (!isObject(schema) || typeof schema.$ref === 'string') return; // refs lead to built-in definitions: no CRD rules
-  const rules = schema['x-kubernetes-validations'];
-  if (Array.isArray(rules) && data !== undefined) {
-    for (const r of rules as { rule: string; message?: string }[]) {
-      const check = celRule(r.rule);
-      if (check && !check(data)) {
-        out.push({ path, message: `${r.message ?? 'fails its validation rule'} (rule: ${r.rule}); the API server rejects it. Fix the value` });
-      }
-    }
-  }
   const listType = schema['x-kubernetes-list-type'];
   if (Array.isArray(data) && (listType === 'set' || listType === 'map')) {
     const keys = listType === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys'])
@@ -152,7 +139,7 @@ function crdRuleViolations(schema: unknown, data: unknown, path: FieldPath, out:
 
 /**
  * Checks `value` against the strict schema of its kind: unknown fields, missing required fields, wrong types and
- * values, and for custom resources their simple CEL rules and list keys. With `partial`, checks a patch: only
+ * values, and for custom resources their list keys (not their CEL rules: see `crdRuleViolations`). With `partial`, checks a patch: only
  * known fields and their values, nothing that only a whole object must satisfy.
  */
 export function validateAgainstSchema(info: KindInfo, value: unknown, partial: boolean): Finding[] {
