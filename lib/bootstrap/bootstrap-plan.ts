@@ -65,7 +65,7 @@ export class BootstrapPlan extends Construct {
       stepName: 'cnpg-operator',
       summary: 'CloudNativePG operator (release manifest)',
     });
-    new CnpgOperator(this.cnpgOperator, 'Operator');
+    this.cnpgOperator.addComponent(new CnpgOperator(this.cnpgOperator, 'Operator'));
     this.cnpgOperator.dependsOn(this.namespaces, 'the operator runs in a namespace that carries Pod Security labels');
 
     const postgres = new Map<string, PostgresStep>();
@@ -112,6 +112,7 @@ export class BootstrapPlan extends Construct {
       storageSize: config.forgejo.storageSize,
       storageClass: config.forgejo.storageClass,
     });
+    this.forgejoStep.addComponent(this.forgejo);
     this.forgejoStep.dependsOn(this.namespaces, `Forgejo lives in namespace '${this.forgejo.namespace}'`);
     // Forgejo crash-loops if it starts before CNPG has created its database.
     this.forgejo.node.addDependency(pg.wait);
@@ -123,6 +124,7 @@ export class BootstrapPlan extends Construct {
       summary: 'Argo CD (upstream manifest) with health checks and the SOPS plugin',
     });
     this.argocd = new ArgoCdInstall(this.argocdInstall, 'ArgoCd');
+    this.argocdInstall.addComponent(this.argocd);
     this.argocdInstall.dependsOn(this.namespaces, `Argo CD lives in namespace '${this.argocd.namespace}'`);
 
     this.repoCredentialStep = new BootstrapStep(this, 'RepoCredential', {
@@ -139,6 +141,7 @@ export class BootstrapPlan extends Construct {
       auth: source === 'github' ? 'ssh' : 'http-token',
       secretFile: source === 'github' ? (config.git.deployKeyFile ?? '~/.ssh/argocd_seed') : '~/.config/homelab/forgejo-read-token',
     });
+    this.repoCredentialStep.addComponent(this.repoCredential);
     this.repoCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');
 
     this.argocdRoot = new BootstrapStep(this, 'ArgoCdRoot', {

@@ -4,7 +4,7 @@ import { COMMON_LABELS } from '../../shared/labels';
 import { SOPS_PLUGIN_NAME } from '../../shared/names';
 import { ARGOCD_INSTALL_URL, ARGOCD_VERSION, IMAGES } from '../../shared/pins';
 import { restrictedContainerSecurityContext } from '../../shared/security';
-import { BootstrapStep } from '../core';
+import { BootstrapRequirements, IBootstrapComponent, StepWait } from '../core';
 import { APPLICATION_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from './health-checks';
 
 /** Properties for `ArgoCdInstall`. */
@@ -46,15 +46,17 @@ const ARGOCD_DEPLOYMENTS = [
  *
  * Applied with server-side apply: the CRDs exceed the client-side annotation limit.
  */
-export class ArgoCdInstall extends Construct {
+export class ArgoCdInstall extends Construct implements IBootstrapComponent {
   public readonly version = ARGOCD_VERSION;
   public readonly namespace: string;
   public readonly sopsAgeSecretName: string;
   public readonly timeoutSeconds: number;
   /** Health customizations written to `argocd-cm`, keyed by the `argocd-cm` key. */
   public readonly healthChecks: Readonly<Record<string, string>>;
+  /** The upstream manifest with the `argocd-cm` and repo-server patches, then waits for every component. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
 
-  constructor(scope: BootstrapStep, id: string, props: ArgoCdInstallProps = {}) {
+  constructor(scope: Construct, id: string, props: ArgoCdInstallProps = {}) {
     super(scope, id);
     this.namespace = props.namespace ?? 'argocd';
     this.sopsAgeSecretName = props.sopsAgeSecretName ?? 'sops-age';
@@ -63,19 +65,21 @@ export class ArgoCdInstall extends Construct {
       'resource.customizations.health.argoproj.io_Application': APPLICATION_HEALTH_LUA,
       'resource.customizations.health.postgresql.cnpg.io_Database': CNPG_DATABASE_HEALTH_LUA,
     };
-    scope.useKustomization({ remoteResources: [ARGOCD_INSTALL_URL], namespace: this.namespace });
+    if (!Number.isInteger(this.timeoutSeconds) || this.timeoutSeconds < 1) {
+      throw new Error(`${this.node.path}: 'timeoutSeconds' must be a positive integer, got ${this.timeoutSeconds}.`);
+    }
 
     // Strategic-merge patch: only `data` is added; the upstream labels stay.
-    scope.addPatch(new k8s.KubeConfigMap(this, 'ArgoCdCm', {
+    const argocdCm = new k8s.KubeConfigMap(this, 'ArgoCdCm', {
       metadata: { name: 'argocd-cm' },
       data: { ...this.healthChecks },
-    }));
+    });
 
     const pluginConfig = new k8s.KubeConfigMap(this, 'SopsPlugin', {
       metadata: { name: 'argocd-cmp-sops', labels: { ...COMMON_LABELS } },
       data: { 'plugin.yaml': SOPS_PLUGIN_YAML },
     });
-    scope.addPatch(new k8s.KubeDeployment(this, 'RepoServerPatch', {
+    const repoServer = new k8s.KubeDeployment(this, 'RepoServerPatch', {
       metadata: { name: 'argocd-repo-server' },
       spec: {
         selector: {},
@@ -90,19 +94,24 @@ export class ArgoCdInstall extends Construct {
           },
         },
       },
-    }));
+    });
 
-    scope.addWait({
+    const waits: StepWait[] = [{
       kind: 'crds-established',
       crds: ['applications.argoproj.io', 'applicationsets.argoproj.io', 'appprojects.argoproj.io'],
       timeoutSeconds: this.timeoutSeconds,
-    });
+    }];
     for (const deployment of ARGOCD_DEPLOYMENTS) {
-      scope.addWait({ kind: 'rollout', namespace: this.namespace, deployment, timeoutSeconds: this.timeoutSeconds });
+      waits.push({ kind: 'rollout', namespace: this.namespace, deployment, timeoutSeconds: this.timeoutSeconds });
     }
-    scope.addWait({
+    waits.push({
       kind: 'statefulset-rollout', namespace: this.namespace, statefulSet: 'argocd-application-controller', timeoutSeconds: this.timeoutSeconds,
     });
+    this.bootstrapRequirements = {
+      kustomization: { remoteResources: [ARGOCD_INSTALL_URL], namespace: this.namespace },
+      patches: [argocdCm, repoServer],
+      waits,
+    };
   }
 
   /** The CMP sidecar: runs `argocd-cmp-server` (shared from the repo-server) with SOPS next to it. */

@@ -26,6 +26,40 @@ export interface StepKustomization {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What a construct needs from the Phase-0 step that applies it: the remote manifests and patches it is made of,
+ * the checks before apply and the waits after. A construct exposes this as data and never reconfigures the
+ * chart it is in; the composition passes it to `BootstrapStep.addComponent()`, or uses it any other way.
+ */
+export interface BootstrapRequirements {
+  /**
+   * Remote manifests to apply through a generated kustomization.
+   * @default - none: the step is a plain manifest file
+   */
+  readonly kustomization?: StepKustomization;
+  /**
+   * Objects of the construct that are strategic-merge patches of `kustomization`'s manifests, not new objects.
+   * @default []
+   */
+  readonly patches?: readonly ApiObject[];
+  /**
+   * Checks before apply, in order.
+   * @default []
+   */
+  readonly preconditions?: readonly Precondition[];
+  /**
+   * Waits after apply, in order.
+   * @default []
+   */
+  readonly waits?: readonly StepWait[];
+}
+
+/** A construct that a Phase-0 step can apply, with what it requires of that step. */
+export interface IBootstrapComponent {
+  /** What the step applying this construct must do for it. */
+  readonly bootstrapRequirements: BootstrapRequirements;
+}
+
 const STEP_BRAND = Symbol.for('homelab.BootstrapStep');
 
 /** A dependency of one step on another, with the reason shown in plans and cycle errors. */
@@ -74,6 +108,24 @@ export class BootstrapStep extends Chart {
     this._dependencies.push({ step, reason });
     // The order itself is cdk8s's: a chart dependency. The reason rides along for plans and cycle errors.
     this.addDependency(step);
+  }
+
+  /**
+   * Applies `component` in this step: its kustomization, patches, preconditions and waits. The component must
+   * be defined inside this step.
+   */
+  public addComponent(component: IBootstrapComponent & Construct): void {
+    if (Chart.of(component) !== this) {
+      throw new Error(`bootstrap step '${this.stepName}': component '${component.node.path}' is defined in another chart; define it inside the step`);
+    }
+    const r = component.bootstrapRequirements;
+    if (r.kustomization) {
+      if (this._kustomization) throw new Error(`bootstrap step '${this.stepName}' already has a kustomization; give '${component.node.id}' a step of its own`);
+      this.useKustomization(r.kustomization);
+    }
+    for (const patch of r.patches ?? []) this.addPatch(patch);
+    for (const precondition of r.preconditions ?? []) this.addPrecondition(precondition);
+    for (const wait of r.waits ?? []) this.addWait(wait);
   }
 
   /** Adds a wait the runbook performs after applying this step. */

@@ -1,4 +1,4 @@
-import { Chart, Duration, Size } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import {
   Cpu, Deployment, DeploymentStrategy, EnvValue, FsGroupChangePolicy, ImagePullPolicy, k8s,
   PersistentVolumeClaim, Probe, Secret, Service, ServiceType, Volume,
@@ -8,7 +8,7 @@ import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { CnpgCluster } from '../cnpg';
-import { BootstrapStep } from '../core';
+import { BootstrapRequirements, IBootstrapComponent, Precondition } from '../core';
 import { Redis } from './redis';
 
 /**
@@ -124,7 +124,7 @@ const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
  *
  * @see https://forgejo.org/docs/latest/admin/config-cheat-sheet/
  */
-export class ForgejoServer extends Construct {
+export class ForgejoServer extends Construct implements IBootstrapComponent {
   /** Name of the Deployment, and prefix of every other object's name. */
   public readonly name = 'forgejo';
   public readonly namespace: string;
@@ -141,6 +141,8 @@ export class ForgejoServer extends Construct {
   public readonly sshDomain: string;
   public readonly rolloutTimeout: Duration;
   public readonly redis: Redis;
+  /** Forgejo's secret key generated once and its database Secret checked before apply; Redis and Forgejo rolled out after. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
   /** The labels the Services and the Deployment select on. */
   public readonly selector: Readonly<Record<string, string>>;
   public readonly httpServiceName: string;
@@ -282,20 +284,25 @@ export class ForgejoServer extends Construct {
     this.httpService = this.exposePort('HttpService', this.httpServiceName, 'http', HTTP_PORT);
     this.sshService = this.exposePort('SshService', this.sshServiceName, 'ssh', SSH_PORT);
 
-    const chart = Chart.of(this);
-    if (BootstrapStep.isBootstrapStep(chart)) {
-      chart.addWait({ kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() });
-      chart.addPrecondition({ kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 });
-      if (!this.usesClusterSecret) {
-        chart.addPrecondition({
-          kind: 'secret-exists',
-          namespace: this.namespace,
-          name: this.databaseSecret,
-          hint: `Create Secret '${this.databaseSecret}' in namespace '${this.namespace}' with keys 'username' and 'password' ` +
-            `for PostgreSQL role '${this.database.owner}' on cluster '${cluster.name}' (forgejo.databaseSecret).`,
-        });
-      }
+    const preconditions: Precondition[] = [
+      { kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 },
+    ];
+    if (!this.usesClusterSecret) {
+      preconditions.push({
+        kind: 'secret-exists',
+        namespace: this.namespace,
+        name: this.databaseSecret,
+        hint: `Create Secret '${this.databaseSecret}' in namespace '${this.namespace}' with keys 'username' and 'password' ` +
+          `for PostgreSQL role '${this.database.owner}' on cluster '${cluster.name}' (forgejo.databaseSecret).`,
+      });
     }
+    this.bootstrapRequirements = {
+      preconditions,
+      waits: [
+        ...(this.redis.bootstrapRequirements.waits ?? []),
+        { kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() },
+      ],
+    };
   }
 
   /** In-cluster URL of the HTTP Service, without a trailing slash. */

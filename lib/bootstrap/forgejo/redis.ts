@@ -1,4 +1,4 @@
-import { Chart, Duration, Size } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import {
   Cpu, Deployment, DeploymentStrategy, ImagePullPolicy, Probe, Service,
   ServiceType, Volume,
@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
-import { BootstrapStep } from '../core';
+import { BootstrapRequirements, IBootstrapComponent } from '../core';
 
 /** Properties for `Redis`. */
 export interface RedisProps {
@@ -52,7 +52,7 @@ const REDIS_PORT = 6379;
  *
  * @see https://hub.docker.com/_/redis
  */
-export class Redis extends Construct {
+export class Redis extends Construct implements IBootstrapComponent {
   public readonly name: string;
   public readonly namespace: string;
   public readonly image: string;
@@ -65,6 +65,9 @@ export class Redis extends Construct {
   public readonly selector: Readonly<Record<string, string>>;
   public readonly deployment: Deployment;
   public readonly service: Service;
+
+  /** A rollout wait. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
 
   constructor(scope: Construct, id: string, props: RedisProps) {
     super(scope, id);
@@ -131,15 +134,9 @@ export class Redis extends Construct {
     });
     for (const [key, value] of Object.entries(this.deployment.matchLabels)) this.service.selectLabel(key, value);
 
-    const chart = Chart.of(this);
-    if (BootstrapStep.isBootstrapStep(chart)) {
-      chart.addWait({
-        kind: 'rollout',
-        namespace: this.namespace,
-        deployment: this.name,
-        timeoutSeconds: this.rolloutTimeout.toSeconds(),
-      });
-    }
+    this.bootstrapRequirements = {
+      waits: [{ kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() }],
+    };
   }
 
   /** In-cluster host name of the Service. */

@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { BootstrapStep } from '../core';
+import { BootstrapRequirements, IBootstrapComponent } from '../core';
 
 /** Properties for `RepoCredential`. */
 export interface RepoCredentialProps {
@@ -39,7 +39,7 @@ export interface RepoCredentialProps {
  *
  * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/declarative-setup/#repositories
  */
-export class RepoCredential extends Construct {
+export class RepoCredential extends Construct implements IBootstrapComponent {
   public readonly url: string;
   public readonly namespace: string;
   public readonly name: string;
@@ -47,8 +47,10 @@ export class RepoCredential extends Construct {
   public readonly secretFile: string;
   /** Key of the Secret that receives the file content. */
   public readonly secretKey: 'sshPrivateKey' | 'password';
+  /** A kustomization whose `secretGenerator` reads the local file the runbook copies in first. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
 
-  constructor(scope: BootstrapStep, id: string, props: RepoCredentialProps) {
+  constructor(scope: Construct, id: string, props: RepoCredentialProps) {
     super(scope, id);
     this.url = props.url;
     this.namespace = props.namespace ?? 'argocd';
@@ -59,29 +61,31 @@ export class RepoCredential extends Construct {
 
     const literals = ['type=git', `url=${this.url}`];
     if (this.auth === 'http-token') literals.push(`username=${props.username ?? 'argocd'}`);
-    scope.useKustomization({
-      remoteResources: [],
-      namespace: this.namespace,
-      extra: {
-        secretGenerator: [{
-          name: this.name,
-          files: [this.secretKey],
-          literals,
-          options: {
-            disableNameSuffixHash: true,
-            labels: { 'argocd.argoproj.io/secret-type': 'repository', 'app.kubernetes.io/part-of': 'argocd' },
-          },
-        }],
+    this.bootstrapRequirements = {
+      kustomization: {
+        remoteResources: [],
+        namespace: this.namespace,
+        extra: {
+          secretGenerator: [{
+            name: this.name,
+            files: [this.secretKey],
+            literals,
+            options: {
+              disableNameSuffixHash: true,
+              labels: { 'argocd.argoproj.io/secret-type': 'repository', 'app.kubernetes.io/part-of': 'argocd' },
+            },
+          }],
+        },
       },
-    });
-    scope.addPrecondition({
-      kind: 'local-file',
-      variable: this.auth === 'ssh' ? 'SEED_DEPLOY_KEY' : 'FORGEJO_READ_TOKEN',
-      defaultPath: this.secretFile,
-      hint: this.auth === 'ssh'
-        ? 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
-        : 'Create a read-only Forgejo access token for Argo CD and save it in that file.',
-      copyAs: this.secretKey,
-    });
+      preconditions: [{
+        kind: 'local-file',
+        variable: this.auth === 'ssh' ? 'SEED_DEPLOY_KEY' : 'FORGEJO_READ_TOKEN',
+        defaultPath: this.secretFile,
+        hint: this.auth === 'ssh'
+          ? `Create a read-only deploy key: ssh-keygen -t ed25519 -f ${this.secretFile} -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).`
+          : 'Create a read-only Forgejo access token for Argo CD and save it in that file.',
+        copyAs: this.secretKey,
+      }],
+    };
   }
 }

@@ -379,7 +379,7 @@ describe('ForgejoServer', () => {
     const { cluster } = makeChart(step);
 
     // WHEN
-    new ForgejoServer(step, 'Forgejo', defaultProps(cluster));
+    step.addComponent(new ForgejoServer(step, 'Forgejo', defaultProps(cluster)));
 
     // THEN
     expect(step.waits).toEqual([
@@ -390,6 +390,34 @@ describe('ForgejoServer', () => {
     expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);
   });
 
+  test('leaves the chart it is in alone: a step applies it only through addComponent()', () => {
+    // GIVEN
+    const app = Testing.app();
+    const step = new BootstrapStep(app, 'Forgejo', { stepName: 'forgejo', summary: 'x' });
+    const { cluster } = makeChart(step);
+
+    // WHEN
+    const forgejo = new ForgejoServer(step, 'Forgejo', defaultProps(cluster));
+
+    // THEN
+    expect(step.waits).toEqual([]);
+    expect(step.preconditions).toEqual([]);
+    expect(forgejo.bootstrapRequirements.waits?.map((w) => w.kind === 'rollout' && w.deployment)).toEqual(['forgejo-redis', 'forgejo']);
+  });
+
+  test('throws when a step is asked to apply a component defined in another chart', () => {
+    // GIVEN
+    const app = Testing.app();
+    const step = new BootstrapStep(app, 'Forgejo', { stepName: 'forgejo', summary: 'x' });
+    const other = new BootstrapStep(app, 'Other', { stepName: 'other', summary: 'x' });
+    const { cluster } = makeChart(other);
+    const forgejo = new ForgejoServer(other, 'Forgejo', defaultProps(cluster));
+
+    // THEN
+    expect(() => step.addComponent(forgejo))
+      .toThrow("bootstrap step 'forgejo': component 'Other/Forgejo' is defined in another chart; define it inside the step");
+  });
+
   test('waits nested deeper inside a bootstrap step', () => {
     // GIVEN
     const app = Testing.app();
@@ -397,7 +425,7 @@ describe('ForgejoServer', () => {
     const { cluster } = makeChart(step);
 
     // WHEN
-    new ForgejoServer(new Construct(step, 'Git'), 'Forgejo', defaultProps(cluster));
+    step.addComponent(new ForgejoServer(new Construct(step, 'Git'), 'Forgejo', defaultProps(cluster)));
 
     // THEN
     expect(step.waits.map((w) => w.kind === 'rollout' && w.deployment)).toEqual(['forgejo-redis', 'forgejo']);
@@ -415,6 +443,8 @@ describe('ForgejoServer', () => {
       database: { cluster, pgName: 'forgejo', owner: 'forgejo' },
       databaseSecret: 'forgejo-db-credentials',
     });
+
+    step.addComponent(forgejo);
 
     // THEN
     expect(forgejo.databaseSecret).toBe('forgejo-db-credentials');
@@ -437,7 +467,7 @@ describe('ForgejoServer', () => {
     const { cluster } = makeChart(step);
 
     // WHEN
-    new ForgejoServer(step, 'Forgejo', { ...defaultProps(cluster), databaseSecret: 'forgejo-db-app' });
+    step.addComponent(new ForgejoServer(step, 'Forgejo', { ...defaultProps(cluster), databaseSecret: 'forgejo-db-app' }));
 
     // THEN
     expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);

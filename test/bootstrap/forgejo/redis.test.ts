@@ -48,6 +48,7 @@ describe('Redis', () => {
 
     // WHEN
     const redis = new Redis(step, 'Redis', props);
+    step.addComponent(redis);
 
     // THEN
     expect(redis.name).toBe('forgejo-redis');
@@ -145,7 +146,7 @@ describe('Redis', () => {
     const step = new BootstrapStep(app, 'Forgejo', { stepName: 'forgejo', summary: 'x' });
 
     // WHEN
-    new Redis(step, 'Redis', { namespace: 'cicd', name: 'forgejo-redis' });
+    step.addComponent(new Redis(step, 'Redis', { namespace: 'cicd', name: 'forgejo-redis' }));
 
     // THEN
     expect(step.waits).toEqual([{ kind: 'rollout', namespace: 'cicd', deployment: 'forgejo-redis', timeoutSeconds: 300 }]);
