@@ -1,7 +1,12 @@
 import { k8s } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
-import { PodSecurityLevel } from '../../config/homelab-config';
 import { COMMON_LABELS } from '../../shared/labels';
+
+/**
+ * A Pod Security Standards level.
+ * @see https://kubernetes.io/docs/concepts/security/pod-security-standards/
+ */
+export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 
 /** Properties for `PodSecurityNamespace`. */
 export interface PodSecurityNamespaceProps {
