@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { dnsLabelProblem, dnsSubdomainProblem, gitRefProblem, pgIdentifierProblem, reservedRoleProblem } from '../shared/names';
 import { byteQuantityProblem, isPositiveQuantity, parseQuantity } from '../shared/quantity';
+import { isGoDuration } from '../shared/duration';
 import { urlCredentialProblem } from '../shared/secrets';
 import { show } from './messages';
 import { FIRST_SYNC_WAVE, LAST_SYNC_WAVE, SyncWave } from './sync-waves';
@@ -126,3 +127,7 @@ export function objectNameProblem(what: string, max: number): (v: string) => str
     return why === undefined ? undefined : `${show(v)} is not a valid ${what}: ${why}.`;
   };
 }
+
+/** A Go duration greater than zero (`10m0s`, `8h`). */
+export const goDuration = checkedString((v) => (isGoDuration(v) && /[1-9]/.test(v) ? undefined
+  : `${show(v)} is not a positive Go duration; write it like '10m0s' or '8h'.`));

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { pgIdentifierProblem, RESERVED_DATABASE_NAMES, SOPS_PLUGIN_NAME } from '../shared/names';
 import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from './cluster-resources';
 import {
-  checkedString, gitRef, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
+  checkedString, gitRef, goDuration, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
   pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, syncWave,
 } from './fields';
 import { show } from './messages';
@@ -277,8 +277,7 @@ export const ForgejoMirrorSchema = z.strictObject({
   /** Key of the token in `forgejoTokenSecret`. @default 'token' */
   forgejoTokenKey: secretKey.default('token'),
   /** How often Forgejo pulls from GitHub (a Go duration). @default '10m0s' */
-  mirrorInterval: checkedString((v) => (/^\d+[smh](\d+[smh])*$/.test(v) && /[1-9]/.test(v) ? undefined
-    : `${show(v)} is not a positive Go duration; write it like '10m0s' or '8h'.`)).default('10m0s'),
+  mirrorInterval: goDuration.default('10m0s'),
 });
 
 /** The steady-state Argo CD tree. */
