@@ -26,11 +26,16 @@ export function objectName(what: string, max = 63): z.ZodString {
   return checkedString(objectNameProblem(what, max));
 }
 
-/** The name of a Secret or ConfigMap (RFC 1123 subdomain). */
-export const secretName = checkedString((v) => {
-  const why = dnsSubdomainProblem(v);
-  return why === undefined ? undefined : `${show(v)} is not a valid Secret name: ${why}.`;
-});
+/** The name of an object that must be an RFC 1123 subdomain (Secrets, StorageClasses). */
+export function subdomainName(what: string): z.ZodString {
+  return checkedString((v) => {
+    const why = dnsSubdomainProblem(v);
+    return why === undefined ? undefined : `${show(v)} is not a valid ${what}: ${why}.`;
+  });
+}
+
+/** The name of a Secret (RFC 1123 subdomain). */
+export const secretName = subdomainName('Secret name');
 
 /** A key of a Secret's data: letters, digits, '-', '_' and '.'. */
 export const secretKey = checkedString((v) => (/^[-._a-zA-Z0-9]{1,253}$/.test(v) ? undefined

@@ -16,7 +16,7 @@ import { pgIdentifierProblem, RESERVED_DATABASE_NAMES, SOPS_PLUGIN_NAME } from '
 import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from './cluster-resources';
 import {
   checkedString, gitRef, goDuration, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
-  pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, syncWave,
+  pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, subdomainName, syncWave,
 } from './fields';
 import { show } from './messages';
 import { SYNC_WAVES } from './sync-waves';
@@ -43,7 +43,7 @@ export const NamespaceSchema = z.strictObject({
   podSecurity: podSecurityLevel.default('restricted'),
   /** Level reported as warnings and audit events. @default - the same as `podSecurity` */
   podSecurityWarn: podSecurityLevel.optional(),
-});
+}).readonly();
 
 /** A CNPG `Cluster`, keyed by the name of the `Cluster` in `postgresClusters`. */
 export const PostgresClusterSchema = z.strictObject({
@@ -60,7 +60,7 @@ export const PostgresClusterSchema = z.strictObject({
   /** Size of each instance's data volume. @default '10Gi' */
   storageSize: quantity({ example: '10Gi', bytes: true }).default('10Gi'),
   /** StorageClass of the data volumes. @default - the cluster's default StorageClass */
-  storageClass: objectName('StorageClass name', 253).optional(),
+  storageClass: subdomainName('StorageClass name').optional(),
   /** Tolerate control-plane taints and prefer spreading instances across nodes. @default true */
   controlPlaneFriendly: z.boolean().default(true),
   /** CPU each instance requests. @default '100m' */
@@ -76,7 +76,7 @@ export const PostgresClusterSchema = z.strictObject({
   managedRoles: z.array(pgRoleName).readonly().default([]),
   /** Where the `Cluster` is delivered. @default 'bootstrap' */
   deliveredBy: deliveredBy.default('bootstrap'),
-});
+}).readonly();
 
 /** A CNPG `Database` CR. The key of `databases` is the PostgreSQL name (`temporal_visibility`). */
 export const DatabaseSchema = z.strictObject({
@@ -88,7 +88,7 @@ export const DatabaseSchema = z.strictObject({
   reclaimPolicy: z.enum(['retain', 'delete']).default('retain'),
   /** Where the Database CR is delivered. @default 'bootstrap' */
   deliveredBy: deliveredBy.default('bootstrap'),
-});
+}).readonly();
 
 /** The self-hosted git host. */
 export const ForgejoSchema = z.strictObject({
@@ -99,13 +99,13 @@ export const ForgejoSchema = z.strictObject({
   /** Size of the repository volume. @default '20Gi' */
   storageSize: quantity({ example: '20Gi', bytes: true }).default('20Gi'),
   /** StorageClass of the repository volume. @default - the cluster's default StorageClass */
-  storageClass: objectName('StorageClass name', 253).optional(),
+  storageClass: subdomainName('StorageClass name').optional(),
   /** Owner (user or organisation) of the mirrored repository in Forgejo; a URL path segment. @default - the GitHub owner */
   repoOwner: checkedString((v) => (/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}$/.test(v) && !v.endsWith('.') ? undefined
     : `${show(v)} is not a valid Forgejo user or organisation name; use letters, digits, '-', '_' and '.', e.g. 'homelab-owner'.`)).optional(),
   /** Secret in Forgejo's namespace with keys `username` and `password` for the database. @default - `<cluster>-app` */
   databaseSecret: secretName.optional(),
-});
+}).readonly();
 
 /** SSH URL of the GitHub seed: `git@github.com:owner/repo.git` or `ssh://git@github.com/owner/repo.git`. */
 export const GITHUB_SSH_URL = /^(git@github\.com:|ssh:\/\/git@github\.com\/)([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(\.git)?$/;
@@ -127,7 +127,7 @@ export const GitSchema = z.strictObject({
   deployKeyFile: z.string().min(1).default('~/.ssh/argocd_seed'),
   /** Local checkout of the homelab repository; when set, synth checks every Application path exists there. */
   repoRoot: z.string().min(1).optional(),
-});
+}).readonly();
 
 // ---------------------------------------------------------------------------------------------------------
 // The steady-state Argo CD tree.
@@ -143,7 +143,7 @@ export const GitPathSourceSchema = z.strictObject({
   include: z.string().optional(),
   /** Glob of the files to skip (`directory.exclude`), e.g. `*-values.yaml`. @default - none */
   exclude: z.string().optional(),
-});
+}).readonly();
 
 /** A remote Helm chart at a pinned version, its values files in the homelab repository (`$values/<path>`). */
 export const HelmChartSourceSchema = z.strictObject({
@@ -160,7 +160,7 @@ export const HelmChartSourceSchema = z.strictObject({
   releaseName: objectName('Helm release name', 53).optional(),
   /** Skip the chart's CRDs (another Application installs them). @default false */
   skipCrds: z.boolean().optional(),
-});
+}).readonly();
 
 /** A directory rendered by a Config Management Plugin, e.g. the `sops` plugin that decrypts `*.enc.yaml`. */
 export const PluginSourceSchema = z.strictObject({
@@ -169,7 +169,7 @@ export const PluginSourceSchema = z.strictObject({
   path: z.string(),
   /** Name of the plugin, as configured in the repo-server's sidecar. */
   pluginName: z.string().min(1),
-});
+}).readonly();
 
 /** One source of an Application. */
 export const ApplicationSourceSchema = z.discriminatedUnion('kind', [GitPathSourceSchema, HelmChartSourceSchema, PluginSourceSchema]);
@@ -181,7 +181,7 @@ export const SYNC_OPTIONS = ['CreateNamespace', 'FailOnSharedResource', 'PruneLa
 export const ManagedNamespaceMetadataSchema = z.strictObject({
   labels: z.record(z.string(), z.string()).optional(),
   annotations: z.record(z.string(), z.string()).optional(),
-});
+}).readonly();
 
 /** A resource field Argo CD ignores when it compares live and desired state (`spec.ignoreDifferences[]`). */
 export const IgnoreDifferenceSchema = z.strictObject({
@@ -192,7 +192,7 @@ export const IgnoreDifferenceSchema = z.strictObject({
   jsonPointers: z.array(z.string()).readonly().optional(),
   jqPathExpressions: z.array(z.string()).readonly().optional(),
   managedFieldsManagers: z.array(z.string()).readonly().optional(),
-});
+}).readonly();
 
 const clusterScopedKind = z.enum(Object.keys(CLUSTER_SCOPED_KINDS) as [ClusterScopedKind, ...ClusterScopedKind[]]);
 
@@ -220,7 +220,7 @@ export const ApplicationSchema = z.strictObject({
   spansProjectNamespaces: z.boolean().default(false),
   /** Sync automatically with prune and selfHeal. @default true */
   automatedSync: z.boolean().default(true),
-});
+}).readonly();
 
 /** Temporal, on PostgreSQL only (both stores). */
 export const TemporalSchema = z.strictObject({
@@ -246,13 +246,13 @@ export const TemporalSchema = z.strictObject({
   passwordSecretName: secretName.optional(),
   /** Values deep-merged over the generated ones; synth refuses any that leave PostgreSQL. @default - none */
   valuesOverride: z.record(z.string(), z.unknown()).readonly().optional(),
-});
+}).readonly();
 
 /** The Application that carries the CNPG Databases (and Clusters) delivered by Argo CD. */
 export const DataSchemasSchema = z.strictObject({
   /** Wave of the `data-schemas` Application. @default 6 */
   syncWave: syncWave.default(SYNC_WAVES.DATA),
-});
+}).readonly();
 
 /** The Application that applies every `*.enc.yaml` of the repository through the SOPS plugin. */
 export const SopsSecretsSchema = z.strictObject({
@@ -262,7 +262,7 @@ export const SopsSecretsSchema = z.strictObject({
   pluginName: z.string().min(1).default(SOPS_PLUGIN_NAME),
   /** Destination namespace, used only by a Secret that names no namespace. @default 'argocd' */
   namespace: namespaceName.default('argocd'),
-});
+}).readonly();
 
 /** The Job that creates Forgejo's pull-mirror of the GitHub seed. */
 export const ForgejoMirrorSchema = z.strictObject({
@@ -278,7 +278,7 @@ export const ForgejoMirrorSchema = z.strictObject({
   forgejoTokenKey: secretKey.default('token'),
   /** How often Forgejo pulls from GitHub (a Go duration). @default '10m0s' */
   mirrorInterval: goDuration.default('10m0s'),
-});
+}).readonly();
 
 /** The steady-state Argo CD tree. */
 export const ArgoCdSchema = z.strictObject({
@@ -296,7 +296,7 @@ export const ArgoCdSchema = z.strictObject({
   sopsSecrets: SopsSecretsSchema.prefault({}),
   /** The `forgejo-mirror` Application. @default {} */
   forgejoMirror: ForgejoMirrorSchema.prefault({}),
-});
+}).readonly();
 
 // ---------------------------------------------------------------------------------------------------------
 // The whole config.
@@ -331,4 +331,4 @@ export const HomelabConfigShape = z.strictObject({
   argocd: ArgoCdSchema,
   /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */
   phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
-});
+}).readonly();
