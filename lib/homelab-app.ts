@@ -1,7 +1,8 @@
 import { App } from 'cdk8s';
-import { HomelabConfig, PodSecurityLevel } from './config/homelab-config';
-import { validateConfig } from './config/validate-config';
+import { HomelabConfig, PodSecurityLevel, ResolvedHomelabConfig } from './config/homelab-config';
+import { parseHomelabConfig } from './config/parse';
 import { ArgoCdChart, buildArgoCdTree, repoUrlFor } from './argocd';
+import { argoCdConfigRule } from './argocd/validate-argocd-config';
 import { BootstrapPlan } from './bootstrap/bootstrap-plan';
 import { planSteps, stepFiles } from './bootstrap/core';
 import { renderRunbook } from './bootstrap/runbook';
@@ -16,6 +17,8 @@ import { ConfigError } from './shared/errors';
 /** The built program: the cdk8s app and the plan, for tests and tools that look inside. */
 export interface HomelabSynthesis {
   readonly app: App;
+  /** The config as synthesized: validated, every default applied. */
+  readonly config: ResolvedHomelabConfig;
   readonly bootstrap: BootstrapPlan;
   readonly argocd: ArgoCdChart;
   /** Every output file, keyed by its path relative to `dist/`, in sorted order. */
@@ -23,11 +26,12 @@ export interface HomelabSynthesis {
 }
 
 /**
- * Validates the config, builds every chart and renders the whole output tree in memory. Throws a
- * `ConfigError` listing every problem before anything is built; nothing touches the disk.
+ * Validates the config (any value: `npm run synth` does not type-check), builds every chart and renders the
+ * whole output tree in memory. Throws a `ConfigError` listing every problem before anything is built; nothing
+ * touches the disk.
  */
-export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
-  validateConfig(config).check();
+export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
+  const config = parseHomelabConfig(input, { extraRules: [argoCdConfigRule] });
   const app = new App({ outdir: '.cdk8s.out' });
   const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
   const argocd = buildArgoCdTree(app, {
@@ -51,7 +55,7 @@ export function synthesizeHomelab(config: HomelabConfig): HomelabSynthesis {
   files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
   assertValidOutput(files);
-  return { app, bootstrap, argocd, tree: serializeFiles(files) };
+  return { app, config, bootstrap, argocd, tree: serializeFiles(files) };
 }
 
 /** Namespaces every cluster has; Phase 0 never re-labels them. */

@@ -1,10 +1,9 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster, cnpgClusterProps } from '../bootstrap/cnpg/cnpg-cluster';
-import { SOPS_PLUGIN_NAME } from '../bootstrap/argocd-install/argocd-install';
 import { CnpgDatabase } from '../bootstrap/cnpg/cnpg-database';
-import type { ApplicationConfig } from '../config/argocd-config';
-import type { HomelabConfig } from '../config/homelab-config';
+import type { ResolvedApplicationConfig } from '../config/argocd-config';
+import type { ResolvedHomelabConfig } from '../config/homelab-config';
 import { ProblemCollector } from '../shared/errors';
 import { kubernetesNameForPg } from '../shared/names';
 import { chartManifests } from '../synth/chart-manifests';
@@ -30,7 +29,7 @@ export { GENERATED_APPLICATIONS } from './validate-argocd-config';
 /** Properties for `ArgoCdChart`. */
 export interface ArgoCdChartProps {
   /** The homelab config; the chart reads `argocd`, `git`, `forgejo`, `namespaces`, `postgresClusters`, `databases`. */
-  readonly config: HomelabConfig;
+  readonly config: ResolvedHomelabConfig;
   /** Forgejo's in-cluster endpoint, from the bootstrap's Forgejo construct. */
   readonly forgejo: ForgejoEndpoint;
   /**
@@ -97,13 +96,13 @@ export class ArgoCdChart extends Chart {
     });
     apps.set(this.projectsApp.name, this.projectsApp);
 
-    const sops = argocd.sopsSecrets ?? {};
+    const sops = argocd.sopsSecrets;
     this.sopsSecrets = new HomelabApplication(this, 'SopsSecrets', {
       ...base,
       name: GENERATED_APPLICATIONS.sopsSecrets,
-      sources: [{ kind: 'plugin', path: '.', pluginName: sops.pluginName ?? SOPS_PLUGIN_NAME }],
-      namespace: sops.namespace ?? this.project.namespace,
-      syncWave: sops.syncWave ?? SYNC_WAVES.SUBSTRATE,
+      sources: [{ kind: 'plugin', path: '.', pluginName: sops.pluginName }],
+      namespace: sops.namespace,
+      syncWave: sops.syncWave,
       spansProjectNamespaces: true,
       // Secrets are shared with nobody: two Applications applying one Secret is a mistake worth a failed sync.
       syncOptions: ['FailOnSharedResource'],
@@ -111,16 +110,16 @@ export class ArgoCdChart extends Chart {
     apps.set(this.sopsSecrets.name, this.sopsSecrets);
 
     // Forgejo pull-mirror of the GitHub seed (keeps the post-cutover source current).
-    const mirror = argocd.forgejoMirror ?? {};
-    const forgejoNamespace = config.forgejo.namespace ?? 'cicd';
+    const mirror = argocd.forgejoMirror;
+    const forgejoNamespace = config.forgejo.namespace;
     const mirrorScope = new Construct(this, 'ForgejoMirror');
     this.forgejoMirrorJob = new ForgejoMirrorJob(mirrorScope, 'Job', {
       forgejo: props.forgejo,
       namespace: forgejoNamespace,
       seed: parseGithubSeed(config.git.githubSeedUrl),
       repoOwner: forgejoRepoOwner(config),
-      githubToken: { name: mirror.githubTokenSecret ?? 'forgejo-github-mirror-token', key: mirror.githubTokenKey ?? 'token' },
-      forgejoAdminToken: { name: mirror.forgejoTokenSecret ?? 'forgejo-admin-token', key: mirror.forgejoTokenKey ?? 'token' },
+      githubToken: { name: mirror.githubTokenSecret, key: mirror.githubTokenKey },
+      forgejoAdminToken: { name: mirror.forgejoTokenSecret, key: mirror.forgejoTokenKey },
       mirrorInterval: mirror.mirrorInterval,
     });
     this.forgejoMirrorApp = new HomelabApplication(mirrorScope, 'Application', {
@@ -128,7 +127,7 @@ export class ArgoCdChart extends Chart {
       name: GENERATED_APPLICATIONS.forgejoMirror,
       sources: [{ kind: 'git-path', path: this.repo.distFile(ARGOCD_DIST.forgejoMirror) }],
       namespace: forgejoNamespace,
-      syncWave: mirror.syncWave ?? SYNC_WAVES.IDENTITY_AND_CICD,
+      syncWave: mirror.syncWave,
       dependsOn: [this.sopsSecrets],
     });
     apps.set(this.forgejoMirrorApp.name, this.forgejoMirrorApp);
@@ -165,7 +164,7 @@ export class ArgoCdChart extends Chart {
         ...base,
         clusters: deliveredClusters,
         databases: deliveredDatabases,
-        syncWave: argocd.dataSchemas?.syncWave,
+        syncWave: argocd.dataSchemas.syncWave,
         createNamespace: created(namespace),
         // CNPG operands comply with the restricted profile.
         managedNamespaceMetadata: created(namespace) ? podSecurityNamespaceMetadata('restricted') : undefined,
@@ -181,12 +180,12 @@ export class ArgoCdChart extends Chart {
 
     const temporal = argocd.temporal;
     if (temporal) {
-      const defaultDatabase = databases.get(temporal.defaultDatabase ?? 'temporal');
-      const visibilityDatabase = databases.get(temporal.visibilityDatabase ?? 'temporal_visibility');
+      const defaultDatabase = databases.get(temporal.defaultDatabase);
+      const visibilityDatabase = databases.get(temporal.visibilityDatabase);
       const problem = temporalDatabasesProblem(config, temporal);
       if (problem || !defaultDatabase || !visibilityDatabase) throw new Error(`temporal: ${problem}`);
       const viaArgo = [defaultDatabase, visibilityDatabase].some((d) => config.databases[d.pgName].deliveredBy === 'argocd');
-      const namespace = temporal.namespace ?? 'temporal';
+      const namespace = temporal.namespace;
       this.temporal = new TemporalApplication(this, 'Temporal', {
         ...base,
         defaultDatabase,
@@ -210,11 +209,11 @@ export class ArgoCdChart extends Chart {
       apps.set(name, catalogApplication(catalog, name, app, base));
     }
     for (const [name, app] of sortedEntries(argocd.applications)) {
-      for (const dep of app.dependsOn ?? []) apps.get(name)!.addDependsOn(apps.get(dep)!);
+      for (const dep of app.dependsOn) apps.get(name)!.addDependsOn(apps.get(dep)!);
     }
 
     const problems = new ProblemCollector();
-    unmanagedProblems(argocd.unmanaged ?? [], [...apps.values()], problems);
+    unmanagedProblems(argocd.unmanaged, [...apps.values()], problems);
     phase0NamespaceProblems(phase0Namespaces, [...apps.values()], problems);
     problems.check();
 
@@ -263,7 +262,7 @@ export function buildArgoCdTree(scope: App, props: ArgoCdChartProps): ArgoCdChar
   return new ArgoCdChart(scope, 'ArgoCd', props);
 }
 
-function catalogApplication(scope: Construct, name: string, app: ApplicationConfig,
+function catalogApplication(scope: Construct, name: string, app: ResolvedApplicationConfig,
   base: { project: HomelabProject; repo: HomelabRepo }): HomelabApplication {
   return new HomelabApplication(scope, name, {
     ...base,
@@ -282,7 +281,7 @@ function catalogApplication(scope: Construct, name: string, app: ApplicationConf
 }
 
 /** Names and dependencies of the Argo CD section, checked together before any construct is defined. */
-function checkConfig(config: HomelabConfig): void {
+function checkConfig(config: ResolvedHomelabConfig): void {
   const problems = new ProblemCollector();
   applicationNameProblems(config, problems);
   problems.check();

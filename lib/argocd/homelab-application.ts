@@ -358,7 +358,7 @@ export function applicationProblems(app: ApplicationRuleInput): ApplicationProbl
 /** Why `wave` is not a wave of the wave table, with the fix; undefined when it is. */
 export function syncWaveMessage(wave: unknown): string | undefined {
   const problem = syncWaveProblem(wave);
-  return problem ? `syncWave ${problem}. Pick a wave from SYNC_WAVES (lib/argocd/sync-waves.ts).` : undefined;
+  return problem ? `syncWave ${problem}. Pick a wave from SYNC_WAVES (lib/config/sync-waves.ts).` : undefined;
 }
 
 /**

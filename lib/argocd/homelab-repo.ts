@@ -1,5 +1,5 @@
 import * as path from 'path';
-import type { HomelabConfig } from '../config/homelab-config';
+import type { ResolvedHomelabConfig } from '../config/homelab-config';
 import { ForgejoEndpoint, repoUrlFor } from './repo-url';
 
 /** Returns why `p` is not a clean repo-relative path (`.` is the root), or undefined when it is. */
@@ -18,13 +18,13 @@ export function repoPathProblem(p: string): string | undefined {
  */
 export class HomelabRepo {
   /** Builds the repository from the config and Forgejo's endpoint (used after the cutover). */
-  public static fromConfig(config: HomelabConfig, forgejo: ForgejoEndpoint): HomelabRepo {
+  public static fromConfig(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): HomelabRepo {
     const at = (source: 'github' | 'forgejo') => repoUrlFor({ ...config, git: { ...config.git, source } }, forgejo);
     return new HomelabRepo({
       url: repoUrlFor(config, forgejo),
       remotes: [at('github'), at('forgejo')],
-      targetRevision: config.git.targetRevision ?? 'main',
-      distPath: config.git.distPath ?? 'k8s/generated',
+      targetRevision: config.git.targetRevision,
+      distPath: config.git.distPath,
     });
   }
 

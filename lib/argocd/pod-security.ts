@@ -1,18 +1,2 @@
-import type { PodSecurityLevel } from '../config/homelab-config';
-import { ManagedNamespaceMetadata } from './sync-policy';
-
-/**
- * Pod Security Standards labels for a namespace Argo CD creates: `enforce` rejects, `warn` and `audit`
- * report. Pure function, no constructs.
- *
- * @see https://kubernetes.io/docs/concepts/security/pod-security-admission/
- */
-export function podSecurityNamespaceMetadata(enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): ManagedNamespaceMetadata {
-  return {
-    labels: {
-      'pod-security.kubernetes.io/enforce': enforce,
-      'pod-security.kubernetes.io/warn': warn,
-      'pod-security.kubernetes.io/audit': warn,
-    },
-  };
-}
+// Moved to lib/config (the reference catalog uses it); re-exported for the Argo CD constructs.
+export { podSecurityNamespaceMetadata } from '../config/pod-security';

@@ -1,4 +1,4 @@
-import type { HomelabConfig } from '../config/homelab-config';
+import type { ResolvedHomelabConfig } from '../config/homelab-config';
 
 /**
  * The in-cluster HTTP endpoint of Forgejo. The bootstrap's Forgejo construct implements it from its Service
@@ -39,12 +39,12 @@ export function githubHttpsUrl(seed: GithubSeed): string {
 }
 
 /** Owner of the homelab repository in Forgejo: `forgejo.repoOwner`, else the GitHub owner. */
-export function forgejoRepoOwner(config: HomelabConfig): string {
+export function forgejoRepoOwner(config: ResolvedHomelabConfig): string {
   return config.forgejo.repoOwner ?? parseGithubSeed(config.git.githubSeedUrl).owner;
 }
 
 /** The in-cluster HTTP clone URL of the homelab repository in Forgejo. */
-export function forgejoRepoUrl(config: HomelabConfig, forgejo: ForgejoEndpoint): string {
+export function forgejoRepoUrl(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): string {
   const base = forgejo.inClusterHttpUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+$/.test(base)) {
     throw new Error(`Forgejo endpoint '${forgejo.inClusterHttpUrl}' is not an http(s) base URL without a path. ` +
@@ -59,7 +59,6 @@ export function forgejoRepoUrl(config: HomelabConfig, forgejo: ForgejoEndpoint):
  * in-cluster URL after it (`git.source`). The root app, every Application, the project's `sourceRepos` and
  * the bootstrap's repository credential all use this one function, so the cutover flips them together.
  */
-export function repoUrlFor(config: HomelabConfig, forgejo: ForgejoEndpoint): string {
-  const source = config.git.source ?? 'github';
-  return source === 'forgejo' ? forgejoRepoUrl(config, forgejo) : parseGithubSeed(config.git.githubSeedUrl).url;
+export function repoUrlFor(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): string {
+  return config.git.source === 'forgejo' ? forgejoRepoUrl(config, forgejo) : parseGithubSeed(config.git.githubSeedUrl).url;
 }

@@ -3,8 +3,9 @@
  * config path (`argocd.applications.<name>.sources[0].version`), so users see them all at once. The rules are
  * the ones the constructs enforce (they stay as a second line of defence), called from here, not copied.
  */
-import type { ApplicationConfig, TemporalConfig } from '../config/argocd-config';
-import type { HomelabConfig } from '../config/homelab-config';
+import type { ResolvedApplicationConfig, ResolvedTemporalConfig } from '../config/argocd-config';
+import type { ResolvedHomelabConfig } from '../config/homelab-config';
+import { ConfigRule, phase0Components } from '../config/rules';
 import { ProblemCollector } from '../shared/errors';
 import type { ApplicationSource } from './application-source';
 import { applicationProblems, dependencyWaveProblem, repoPathsOf, syncWaveMessage } from './homelab-application';
@@ -12,7 +13,7 @@ import { projectNameProblem, sharedPathProblems } from './homelab-project';
 import type { ManagedNamespaceMetadata } from './sync-policy';
 import { SYNC_WAVES } from './sync-waves';
 import { temporalSettingProblems } from './temporal/temporal-application';
-import { TEMPORAL_VALUES_CHART_VERSION, TemporalPostgresStore, temporalValues, temporalValuesProblems } from './temporal/temporal-values';
+import { TemporalPostgresStore, temporalValues, temporalValuesProblems } from './temporal/temporal-values';
 
 /** Names of the Applications the tree generates itself; `argocd.applications` may not use them. */
 export const GENERATED_APPLICATIONS = {
@@ -34,9 +35,9 @@ function sortedKeys(record: Readonly<Record<string, unknown>> | undefined): stri
  * in a strictly earlier wave), paths used twice or inside `argocd.unmanaged`, metadata of Phase-0 namespaces,
  * and Temporal (databases, chart version, shards, owners, values that leave PostgreSQL).
  */
-export function validateArgoCdConfig(config: HomelabConfig, problems = new ProblemCollector()): ProblemCollector {
+export function validateArgoCdConfig(config: ResolvedHomelabConfig, problems = new ProblemCollector()): ProblemCollector {
   const argocd = config.argocd;
-  const projectProblem = projectNameProblem(argocd.project ?? 'homelab');
+  const projectProblem = projectNameProblem(argocd.project);
   problems.when(projectProblem !== undefined, 'argocd.project', () => projectProblem!);
   applicationNameProblems(config, problems);
 
@@ -55,14 +56,27 @@ export function validateArgoCdConfig(config: HomelabConfig, problems = new Probl
     return { name, namespace: app.namespace, managedNamespaceMetadata: app.managedNamespaceMetadata, sources, repoPaths: repoPathsOf(sources) };
   });
   for (const p of sharedPathProblems(catalog)) problems.add(`argocd.applications.${p.name}.sources`, p.message);
-  unmanagedProblems(argocd.unmanaged ?? [], catalog, problems);
+  unmanagedProblems(argocd.unmanaged, catalog, problems);
   phase0NamespaceProblems(new Set(Object.keys(config.namespaces)), catalog, problems);
   if (argocd.temporal) temporalProblems(config, argocd.temporal, problems);
   return problems;
 }
 
+/**
+ * The Argo CD section's rule for `parseHomelabConfig()`'s rule table: every problem of `validateArgoCdConfig`,
+ * for the Applications that are not Phase-0 components (those are reported by lib/config and get no further advice).
+ */
+export const argoCdConfigRule: ConfigRule = {
+  name: 'the Argo CD tree: project, Applications, waves, dependencies, paths and Temporal',
+  check: (config, problems) => {
+    const phase0 = phase0Components(config);
+    const applications = Object.fromEntries(Object.entries(config.argocd.applications).filter(([app]) => !phase0.has(app)));
+    validateArgoCdConfig({ ...config, argocd: { ...config.argocd, applications } }, problems);
+  },
+};
+
 /** Catalog names that clash with a generated Application, and dependencies on Applications that do not exist. */
-export function applicationNameProblems(config: HomelabConfig, problems: ProblemCollector): void {
+export function applicationNameProblems(config: ResolvedHomelabConfig, problems: ProblemCollector): void {
   const argocd = config.argocd;
   const names = Object.keys(argocd.applications);
   const generated: string[] = Object.values(GENERATED_APPLICATIONS);
@@ -71,7 +85,7 @@ export function applicationNameProblems(config: HomelabConfig, problems: Problem
     const path = `argocd.applications.${name}`;
     problems.when(generated.includes(name) || name === 'root', path, () => `'${name}' is the name of an Application the tree generates ` +
       `(root, ${generated.join(', ')}). Rename it.`);
-    for (const dep of argocd.applications[name].dependsOn ?? []) {
+    for (const dep of argocd.applications[name].dependsOn) {
       problems.when(!applicationExists(config, dep), `${path}.dependsOn`,
         () => `'${dep}' is not an Application of the tree. Use a key of argocd.applications or a generated Application.`);
     }
@@ -79,7 +93,7 @@ export function applicationNameProblems(config: HomelabConfig, problems: Problem
 }
 
 /** Whether `name` is a catalog Application or a generated one that this config generates. */
-function applicationExists(config: HomelabConfig, name: string): boolean {
+function applicationExists(config: ResolvedHomelabConfig, name: string): boolean {
   if (Object.keys(config.argocd.applications).includes(name)) return true;
   if (name === GENERATED_APPLICATIONS.temporal) return config.argocd.temporal !== undefined;
   if (name === GENERATED_APPLICATIONS.dataSchemas) return dataSchemasGenerated(config);
@@ -87,7 +101,7 @@ function applicationExists(config: HomelabConfig, name: string): boolean {
 }
 
 /** Whether the tree generates `data-schemas`: some cluster or database is delivered by Argo CD. */
-export function dataSchemasGenerated(config: HomelabConfig): boolean {
+export function dataSchemasGenerated(config: ResolvedHomelabConfig): boolean {
   return Object.values(config.postgresClusters).some((c) => c.deliveredBy === 'argocd')
     || Object.values(config.databases).some((d) => d.deliveredBy === 'argocd');
 }
@@ -99,14 +113,14 @@ interface WaveNode {
 }
 
 /** Waves of the generated Applications, and every dependency (catalog and generated) in a strictly earlier wave. */
-function waveProblems(config: HomelabConfig, problems: ProblemCollector): void {
+function waveProblems(config: ResolvedHomelabConfig, problems: ProblemCollector): void {
   const argocd = config.argocd;
   const nodes = new Map<string, WaveNode>();
   const generated: [string, string, number | undefined, number, boolean][] = [
     [GENERATED_APPLICATIONS.projects, 'argocd', undefined, SYNC_WAVES.SUBSTRATE, true],
-    [GENERATED_APPLICATIONS.sopsSecrets, 'argocd.sopsSecrets', argocd.sopsSecrets?.syncWave, SYNC_WAVES.SUBSTRATE, true],
-    [GENERATED_APPLICATIONS.forgejoMirror, 'argocd.forgejoMirror', argocd.forgejoMirror?.syncWave, SYNC_WAVES.IDENTITY_AND_CICD, true],
-    [GENERATED_APPLICATIONS.dataSchemas, 'argocd.dataSchemas', argocd.dataSchemas?.syncWave, SYNC_WAVES.DATA, dataSchemasGenerated(config)],
+    [GENERATED_APPLICATIONS.sopsSecrets, 'argocd.sopsSecrets', argocd.sopsSecrets.syncWave, SYNC_WAVES.SUBSTRATE, true],
+    [GENERATED_APPLICATIONS.forgejoMirror, 'argocd.forgejoMirror', argocd.forgejoMirror.syncWave, SYNC_WAVES.IDENTITY_AND_CICD, true],
+    [GENERATED_APPLICATIONS.dataSchemas, 'argocd.dataSchemas', argocd.dataSchemas.syncWave, SYNC_WAVES.DATA, dataSchemasGenerated(config)],
     [GENERATED_APPLICATIONS.temporal, 'argocd.temporal', argocd.temporal?.syncWave, SYNC_WAVES.APPS, argocd.temporal !== undefined],
   ];
   for (const [name, section, wave, fallback, exists] of generated) {
@@ -115,7 +129,7 @@ function waveProblems(config: HomelabConfig, problems: ProblemCollector): void {
     if (exists && message === undefined) nodes.set(name, { wave: wave ?? fallback, path: `${section}.syncWave` });
   }
   for (const name of sortedKeys(argocd.applications)) {
-    const app: ApplicationConfig = argocd.applications[name];
+    const app: ResolvedApplicationConfig = argocd.applications[name];
     // A catalog name that clashes with a generated Application is reported on its own.
     if (!nodes.has(name) && syncWaveMessage(app.syncWave) === undefined) nodes.set(name, { wave: app.syncWave, path: `argocd.applications.${name}.dependsOn` });
   }
@@ -127,11 +141,11 @@ function waveProblems(config: HomelabConfig, problems: ProblemCollector): void {
   ];
   const temporal = argocd.temporal;
   if (temporal) {
-    const dbs = [temporal.defaultDatabase ?? 'temporal', temporal.visibilityDatabase ?? 'temporal_visibility'];
+    const dbs = [temporal.defaultDatabase, temporal.visibilityDatabase];
     if (dbs.some((d) => config.databases[d]?.deliveredBy === 'argocd')) edges.push([GENERATED_APPLICATIONS.temporal, GENERATED_APPLICATIONS.dataSchemas]);
   }
   for (const name of sortedKeys(argocd.applications)) {
-    for (const dep of argocd.applications[name].dependsOn ?? []) edges.push([name, dep]);
+    for (const dep of argocd.applications[name].dependsOn) edges.push([name, dep]);
   }
   for (const [name, dep] of edges) {
     const app = nodes.get(name);
@@ -178,24 +192,24 @@ export function phase0NamespaceProblems(phase0: ReadonlySet<string>,
 }
 
 /** Why Temporal's two databases cannot be used: both must be keys of `databases` on `argocd.temporal.cluster`. */
-export function temporalDatabasesProblem(config: HomelabConfig, temporal: TemporalConfig): string | undefined {
-  const names = [temporal.defaultDatabase ?? 'temporal', temporal.visibilityDatabase ?? 'temporal_visibility'];
+export function temporalDatabasesProblem(config: ResolvedHomelabConfig, temporal: ResolvedTemporalConfig): string | undefined {
+  const names = [temporal.defaultDatabase, temporal.visibilityDatabase];
   if (names.every((n) => config.databases[n]?.cluster === temporal.cluster)) return undefined;
   return `databases '${names[0]}' and '${names[1]}' must both be keys of databases on cluster '${temporal.cluster}'. ` +
     `Declare them under databases with cluster: '${temporal.cluster}'.`;
 }
 
-function temporalProblems(config: HomelabConfig, temporal: TemporalConfig, problems: ProblemCollector): void {
+function temporalProblems(config: ResolvedHomelabConfig, temporal: ResolvedTemporalConfig, problems: ProblemCollector): void {
   const databases = temporalDatabasesProblem(config, temporal);
   if (databases) {
     problems.add('argocd.temporal', databases);
     return;
   }
-  const pgNames = [temporal.defaultDatabase ?? 'temporal', temporal.visibilityDatabase ?? 'temporal_visibility'];
+  const pgNames = [temporal.defaultDatabase, temporal.visibilityDatabase];
   const user = config.databases[pgNames[0]].owner;
   for (const p of temporalSettingProblems({
-    chartVersion: temporal.chartVersion ?? TEMPORAL_VALUES_CHART_VERSION,
-    numHistoryShards: temporal.numHistoryShards ?? 512,
+    chartVersion: temporal.chartVersion,
+    numHistoryShards: temporal.numHistoryShards,
     user,
     databases: pgNames.map((pgName) => ({ pgName, owner: config.databases[pgName].owner })),
   })) problems.add(p.path, p.message);
@@ -205,8 +219,8 @@ function temporalProblems(config: HomelabConfig, temporal: TemporalConfig, probl
   const valuesWith = (valuesOverride: Readonly<Record<string, unknown>> | undefined) => temporalValuesProblems(temporalValues({
     defaultStore: store(pgNames[0]),
     visibilityStore: store(pgNames[1]),
-    sqlPlugin: temporal.sqlPlugin ?? 'postgres12_pgx',
-    numHistoryShards: temporal.numHistoryShards ?? 512,
+    sqlPlugin: temporal.sqlPlugin,
+    numHistoryShards: temporal.numHistoryShards,
     valuesOverride,
   }));
   const withoutOverride = new Set(valuesWith(undefined));

@@ -1,7 +1,7 @@
 import { App } from 'cdk8s';
 import { Construct } from 'constructs';
-import { HomelabConfig, PodSecurityLevel } from '../config/homelab-config';
-import { resolveForgejoDatabase } from '../config/validate-config';
+import { PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
+import { resolveForgejoDatabase } from '../config/rules';
 import { ArgoCdInstall } from './argocd-install';
 import { CnpgCluster, cnpgClusterProps, CnpgDatabase, CnpgOperator, WaitForPostgresJob } from './cnpg';
 import { BootstrapStep } from './core';
@@ -19,8 +19,8 @@ export interface PostgresStep {
 
 /** Properties for `BootstrapPlan`. */
 export interface BootstrapPlanProps {
-  /** The validated homelab config. */
-  readonly config: HomelabConfig;
+  /** The validated homelab config, every default applied (`parseHomelabConfig`). */
+  readonly config: ResolvedHomelabConfig;
   /** The URL Argo CD reads the homelab repository from (the GitHub seed, or Forgejo after the cutover). */
   readonly repoUrl: (forgejo: ForgejoServer) => string;
 }
@@ -70,7 +70,7 @@ export class BootstrapPlan extends Construct {
 
     const postgres = new Map<string, PostgresStep>();
     for (const [name, c] of sorted(config.postgresClusters)) {
-      if ((c.deliveredBy ?? 'bootstrap') !== 'bootstrap') continue;
+      if (c.deliveredBy !== 'bootstrap') continue;
       const step = new BootstrapStep(this, `Postgres-${name}`, {
         stepName: `postgres-${name}`,
         summary: `CNPG Cluster ${c.namespace}/${name}, its Phase-0 databases, and a Job that waits for them`,
@@ -79,7 +79,7 @@ export class BootstrapPlan extends Construct {
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
       const cluster = new CnpgCluster(step, 'Cluster', cnpgClusterProps(name, c));
       const databases = sorted(config.databases)
-        .filter(([, d]) => d.cluster === name && (d.deliveredBy ?? 'bootstrap') === 'bootstrap')
+        .filter(([, d]) => d.cluster === name && d.deliveredBy === 'bootstrap')
         .map(([pgName, d]) => new CnpgDatabase(step, `Database-${pgName}`, {
           cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy,
         }));
@@ -106,7 +106,7 @@ export class BootstrapPlan extends Construct {
     const pg = postgres.get(target.cluster);
     if (!pg) throw new Error('internal: Forgejo\'s cluster must be delivered by the bootstrap');
     this.forgejo = new ForgejoServer(this.forgejoStep, 'Server', {
-      namespace: config.forgejo.namespace ?? 'cicd',
+      namespace: config.forgejo.namespace,
       database: { cluster: pg.cluster, pgName: config.forgejo.database, owner: target.owner },
       databaseSecret: config.forgejo.databaseSecret,
       storageSize: config.forgejo.storageSize,
@@ -131,7 +131,7 @@ export class BootstrapPlan extends Construct {
       stepName: 'argocd-repo-credential',
       summary: 'Argo CD repository credential (key read from a local file at apply time)',
     });
-    const source = config.git.source ?? 'github';
+    const source = config.git.source;
     this.repoCredential = new RepoCredential(this.repoCredentialStep, 'Credential', {
       // One Secret per git host: applying Forgejo's credential at the cutover leaves GitHub's working until
       // the root app has moved, so Argo CD is never without a credential for the URL it reads.
@@ -139,7 +139,7 @@ export class BootstrapPlan extends Construct {
       url: props.repoUrl(this.forgejo),
       namespace: this.argocd.namespace,
       auth: source === 'github' ? 'ssh' : 'http-token',
-      secretFile: source === 'github' ? (config.git.deployKeyFile ?? '~/.ssh/argocd_seed') : '~/.config/homelab/forgejo-read-token',
+      secretFile: source === 'github' ? config.git.deployKeyFile : '~/.config/homelab/forgejo-read-token',
     });
     this.repoCredentialStep.addComponent(this.repoCredential);
     this.repoCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');

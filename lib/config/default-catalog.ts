@@ -1,9 +1,9 @@
-import { podSecurityNamespaceMetadata } from '../argocd/pod-security';
 // Leaf modules only: config modules import this file, and their bundle should stay data (scripts/run-ts.js).
 import { SOPS_PLUGIN_NAME } from '../shared/names';
-import { SYNC_WAVES } from '../argocd/sync-waves';
-import { TEMPORAL_VALUES_CHART_VERSION } from '../argocd/temporal/temporal-values';
 import type { ArgoCdConfig, HelmChartSource } from './argocd-config';
+import { podSecurityNamespaceMetadata } from './pod-security';
+import { SYNC_WAVES } from './sync-waves';
+import { TEMPORAL_VALUES_CHART_VERSION } from './temporal';
 
 /**
  * Chart repositories and pinned versions of the reference catalog, from the research snapshot

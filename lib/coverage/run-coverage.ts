@@ -23,8 +23,10 @@ export interface CoverageCommandResult {
  */
 export function auditHomelabCoverage(config: HomelabConfig, repoRoot: string): CoverageReport {
   // The audit reports missing paths itself; the synth-time check of git.repoRoot would throw on the first one.
-  const { argocd } = synthesizeHomelab({ ...config, git: withoutRepoRoot(config.git) });
-  return auditCoverage(coverageModel(argocd, config.argocd.unmanaged ?? []), scanRepoTree(repoRoot));
+  // Anything but an object with a git section goes to the schema as it is, which says what is wrong.
+  const input = isObject(config) && isObject(config.git) ? { ...config, git: withoutRepoRoot(config.git) } : config;
+  const { argocd, config: resolved } = synthesizeHomelab(input);
+  return auditCoverage(coverageModel(argocd, resolved.argocd.unmanaged), scanRepoTree(repoRoot));
 }
 
 /** The `coverage` command: parses `argv` (`--repo <path>`, `--json`, `--help`), audits, and renders the result. */
@@ -57,6 +59,10 @@ export function coverageCommand(config: HomelabConfig, argv: readonly string[]):
     return { exitCode: 2, stdout: '', stderr: `coverage: the config does not synthesize, so there is nothing to compare.\n${message}\n` };
   }
   return { exitCode: findingCount(report) === 0 ? 0 : 1, stdout: json ? reportJson(report) : formatReport(report), stderr: '' };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** `git` without `repoRoot` (a local path that turns missing Application paths into synth errors). */

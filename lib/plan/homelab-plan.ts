@@ -2,7 +2,7 @@ import { App } from 'cdk8s';
 import { ApplicationSource, ArgoCdChart, ARGOCD_DIST, chartRepoUrl, HomelabApplication, repoUrlFor, SYNC_WAVES } from '../argocd';
 import { BootstrapPlan } from '../bootstrap/bootstrap-plan';
 import { allDependencies, BootstrapStep, describeWait, placeSteps, Precondition } from '../bootstrap/core';
-import { HomelabConfig } from '../config/homelab-config';
+import { ResolvedHomelabConfig } from '../config/homelab-config';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -13,7 +13,7 @@ import { HomelabConfig } from '../config/homelab-config';
 /** What `buildPlan()` reads: the config and the two halves of the synthesized program. */
 export interface PlanInput {
   /** The validated config the program was synthesized from. */
-  readonly config: HomelabConfig;
+  readonly config: ResolvedHomelabConfig;
   /** The Phase-0 steps. */
   readonly bootstrap: BootstrapPlan;
   /** The steady-state Argo CD tree. */
@@ -220,8 +220,8 @@ function waveRole(wave: number): string {
 
 function planCutover(input: PlanInput): PlannedCutover {
   const { config, bootstrap, argocd } = input;
-  const source = config.git.source ?? 'github';
-  const withSource = (s: 'github' | 'forgejo'): HomelabConfig => ({ ...config, git: { ...config.git, source: s } });
+  const source = config.git.source;
+  const withSource = (s: 'github' | 'forgejo'): ResolvedHomelabConfig => ({ ...config, git: { ...config.git, source: s } });
   // The other side of the cutover, defined by the same code from the same config: its credential (auth, key
   // file) and step files are read from it, never retyped here. It lives in its own App and is never rendered.
   const otherConfig = withSource(source === 'github' ? 'forgejo' : 'github');

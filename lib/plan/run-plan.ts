@@ -41,7 +41,7 @@ export function runPlan(config: HomelabConfig, argv: readonly string[], io: Plan
     io.stderr.write(`${e instanceof ConfigError ? e.message : `Synthesis failed:\n${e instanceof Error ? e.message : String(e)}`}\n`);
     return 1;
   }
-  const plan = buildPlan({ config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd });
+  const plan = buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd });
   io.stdout.write(renderPlanText(plan, { color: useColor({ isTTY: io.isTTY, env: io.env, mode }) }));
   return 0;
 }

@@ -1,7 +1,7 @@
 import { FieldPath, Finding, isObject, JsonObject, show } from './field-path';
 import { imagePinProblem } from './image-reference';
 import { ManifestDocument } from './manifest-documents';
-import { compareQuantities, hasSubUnitSuffix, parseQuantity, Quantity } from './quantity';
+import { byteQuantityProblem, compareQuantities, parseQuantity, Quantity, requestAboveLimitProblem } from '../shared/quantity';
 import { KindInfo } from './schema-validator';
 
 /**
@@ -66,22 +66,7 @@ function containerLabel(c: JsonObject): string {
   return typeof c.name === 'string' ? `container '${c.name}'` : 'container';
 }
 
-/**
- * Why `q` (written `raw`) is not a byte count: a `m`, `u` or `n` suffix means thousandths (millionths...) of a
- * byte, so `400m` is 0.4 bytes. Undefined when it is fine. Shared with the config check of memory fields.
- */
-export function byteQuantityProblem(name: string, raw: string | number, q: Quantity): string | undefined {
-  if (!hasSubUnitSuffix(q)) return undefined;
-  const bytes = Number(q.numerator) / Number(q.denominator);
-  return `${name} ${show(raw)} is ${bytes} bytes: the '${q.suffix}' suffix means thousandths for bytes; `
-    + `write ${q.suffix === 'm' ? `'${q.text.slice(0, -1)}Mi'` : "a size such as '64Mi'"}`;
-}
-
-/** The message for a request above its limit, which the API server rejects. Shared with the config check. */
-export function requestAboveLimitProblem(name: string, req: Quantity, lim: Quantity): string {
-  return `${name} request ${show(req.text)} is above its limit ${show(lim.text)}; the API server rejects it. `
-    + 'Lower the request or raise the limit';
-}
+export { byteQuantityProblem, requestAboveLimitProblem };
 
 function resourceFindings(resources: unknown, path: FieldPath, who: string, requireAll: boolean, out: Finding[]): void {
   const r = isObject(resources) ? resources : {};

@@ -2,6 +2,10 @@ import { FieldPath, Finding, isObject, JsonObject } from './field-path';
 import { ManifestDocument } from './manifest-documents';
 import { OutputProblem } from './output-problem';
 import { KindInfo } from './schema-validator';
+import { findSecrets } from '../shared/secrets';
+
+export { findSecrets } from '../shared/secrets';
+export type { SecretMatch } from '../shared/secrets';
 
 /**
  * Finds secrets that must never be in the output: private keys (also base64-encoded), GitHub tokens, and
@@ -9,10 +13,6 @@ import { KindInfo } from './schema-validator';
  * never repeat the secret: they show at most a short prefix.
  */
 
-const PEM_PRIVATE_KEY = /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP |ANY )?PRIVATE KEY(?: BLOCK)?)-----/g;
-/** `-----BEGIN` in base64, at the start of an encoded value. */
-const BASE64_PEM_START = 'LS0tLS1CRUdJTi';
-const GITHUB_TOKEN = /\b(gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g;
 /** Keys whose value is a credential when they hold a literal. */
 const SENSITIVE_KEY = /(password|passwd|token|secret|credential|key|dockerconfigjson|dockercfg)/i;
 /** Environment variable names whose value is a credential (not `PWD`, the working directory). */
@@ -26,38 +26,7 @@ function lineOf(content: string, index: number): number {
   return line;
 }
 
-function redact(token: string): string {
-  return `${token.slice(0, token.startsWith('github_pat_') ? 15 : 8)}...`;
-}
-
 const FIX = 'keep secrets out of the output: reference a Secret that is created at apply time (a local file, SOPS, or an external secret store)';
-
-/** A secret found in text: where it starts, and what it is (redacted: never the secret itself). */
-export interface SecretMatch {
-  readonly index: number;
-  /** e.g. `a PEM private key (OPENSSH PRIVATE KEY)`, `a GitHub token (ghp_abcd...)`. */
-  readonly what: string;
-  readonly kind: 'pem' | 'base64-pem' | 'github-token';
-}
-
-/** Private keys (also base64-encoded) and GitHub tokens in `content`, in the order of the scanner's rules. */
-export function findSecrets(content: string): SecretMatch[] {
-  const out: SecretMatch[] = [];
-  for (const m of content.matchAll(PEM_PRIVATE_KEY)) out.push({ index: m.index ?? 0, what: `a PEM private key (${m[1]})`, kind: 'pem' });
-  let from = 0;
-  for (;;) {
-    const at = content.indexOf(BASE64_PEM_START, from);
-    if (at < 0) break;
-    // The encoded value runs until the first character that base64 (and YAML line folding) cannot contain.
-    const run = /^[A-Za-z0-9+/=\s]*/.exec(content.slice(at, at + 64 * 1024))?.[0] ?? '';
-    from = at + Math.max(run.length, 1);
-    const decoded = Buffer.from(run.replace(/\s+/g, ''), 'base64').toString('latin1');
-    const m = new RegExp(PEM_PRIVATE_KEY.source).exec(decoded);
-    if (m) out.push({ index: at, what: `a base64-encoded PEM private key (${m[1]})`, kind: 'base64-pem' });
-  }
-  for (const m of content.matchAll(GITHUB_TOKEN)) out.push({ index: m.index ?? 0, what: `a GitHub token (${redact(m[1])})`, kind: 'github-token' });
-  return out;
-}
 
 /** Scans any output file (manifests, scripts, Markdown) as text. */
 export function scanTextForSecrets(file: string, content: string): OutputProblem[] {

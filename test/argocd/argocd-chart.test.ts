@@ -7,6 +7,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { buildArgoCdTree } from '../../lib/argocd/argocd-chart';
 import { DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { parseHomelabConfig } from '../../lib/config/parse';
 import { writeTree } from '../../lib/synth/output-tree';
 import { validateOutput } from '../../lib/validation';
 import { config, FORGEJO, FORGEJO_REPO_URL, SEED_URL, tree } from './util';
@@ -118,7 +119,7 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
 
 describe('config errors', () => {
   test('fails config validation for an Application named like a Phase-0 component', () => {
-    const cfg = config({ argocd: { ...DEFAULT_ARGOCD, applications: { ...DEFAULT_ARGOCD.applications, 'forgejo-db': DEFAULT_ARGOCD.applications.duckdns } } });
+    const cfg = { ...REFERENCE_HOMELAB, argocd: { ...DEFAULT_ARGOCD, applications: { ...DEFAULT_ARGOCD.applications, 'forgejo-db': DEFAULT_ARGOCD.applications.duckdns } } };
     expect(validateConfig(cfg).all.map((p) => p.path)).toEqual(['argocd.applications.forgejo-db']);
   });
 
@@ -159,7 +160,7 @@ describe('config errors', () => {
 
 test('the entry point defines the ArgoCd chart in the given app', () => {
   const app = Testing.app();
-  const t = buildArgoCdTree(app, { config: REFERENCE_HOMELAB, forgejo: FORGEJO });
+  const t = buildArgoCdTree(app, { config: parseHomelabConfig(REFERENCE_HOMELAB), forgejo: FORGEJO });
   expect(t.node.id).toBe('ArgoCd');
   expect(t.root.name).toBe('root');
   expect(t.project.name).toBe('homelab');

@@ -253,7 +253,7 @@ describe('dependsOn', () => {
 describe('validation', () => {
   test('throws on a wave outside the table', () => {
     expect(() => synthApp({ syncWave: 9 as any })).toThrow(new Error(
-      'application \'demo\': syncWave must be an integer from 0 to 8, got 9. Pick a wave from SYNC_WAVES (lib/argocd/sync-waves.ts).'));
+      'application \'demo\': syncWave must be an integer from 0 to 8, got 9. Pick a wave from SYNC_WAVES (lib/config/sync-waves.ts).'));
   });
 
   test('throws on an ignoreDifferences entry without fields', () => {

@@ -1,6 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { ArgoCdChart, buildArgoCdTree, ForgejoEndpoint, HomelabApplicationProps, HomelabProject, HomelabRepo } from '../../lib/argocd';
-import { HomelabConfig } from '../../lib/config/homelab-config';
+import { HomelabConfig, ResolvedHomelabConfig } from '../../lib/config/homelab-config';
+import { parseHomelabConfig } from '../../lib/config/parse';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 
 /** Forgejo's endpoint as the bootstrap's Forgejo construct would expose it. */
@@ -32,14 +33,17 @@ export function appProps(base: { repo: HomelabRepo; project: HomelabProject }, o
   };
 }
 
-/** The reference homelab with `patch` applied on top (shallow per top-level key). */
-export function config(patch: Partial<HomelabConfig> = {}): HomelabConfig {
-  return { ...REFERENCE_HOMELAB, ...patch };
+/**
+ * The reference homelab with `patch` applied on top (shallow per top-level key), resolved by lib/config's schema
+ * and rules (not the Argo CD rules: the constructs' own checks are what these tests are about).
+ */
+export function config(patch: Partial<HomelabConfig> = {}): ResolvedHomelabConfig {
+  return parseHomelabConfig({ ...REFERENCE_HOMELAB, ...patch });
 }
 
 /** Builds the tree in a fresh test app. */
 export function tree(cfg: HomelabConfig = REFERENCE_HOMELAB): ArgoCdChart {
-  return buildArgoCdTree(Testing.app(), { config: cfg, forgejo: FORGEJO });
+  return buildArgoCdTree(Testing.app(), { config: parseHomelabConfig(cfg), forgejo: FORGEJO });
 }
 
 /** The JSON of an object by kind and name in a synthesized chart. */

@@ -1,9 +1,10 @@
 import { App } from 'cdk8s';
 import { BootstrapPlan } from '../../lib/bootstrap/bootstrap-plan';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { parseHomelabConfig } from '../../lib/config/parse';
 
 function plan(): BootstrapPlan {
-  return new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: REFERENCE_HOMELAB, repoUrl: () => 'git@github.com:o/r.git' });
+  return new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: parseHomelabConfig(REFERENCE_HOMELAB), repoUrl: () => 'git@github.com:o/r.git' });
 }
 
 describe('BootstrapPlan wiring', () => {

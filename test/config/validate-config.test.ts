@@ -84,7 +84,7 @@ describe('validateConfig', () => {
   test('fails for a Phase-0 component declared as an Argo CD app', () => {
     const config: HomelabConfig = {
       ...REFERENCE_HOMELAB,
-      argocd: { ...REFERENCE_HOMELAB.argocd, applications: { ...REFERENCE_HOMELAB.argocd.applications, forgejo: { wave: 3, namespace: 'cicd', path: 'k8s/infra/forgejo' } as never } },
+      argocd: { ...REFERENCE_HOMELAB.argocd, applications: { ...REFERENCE_HOMELAB.argocd.applications, forgejo: { syncWave: 3, namespace: 'cicd', sources: [{ kind: 'git-path', path: 'k8s/infra/forgejo' }] } } },
     };
     expect(problems(config)).toEqual([
       'argocd.applications.forgejo: \'forgejo\' is a Phase-0 component and must never be an Argo CD Application: ' +
@@ -117,10 +117,11 @@ describe('validateConfig', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toBe([
+      // The schema's problems (sorted by path) come first, then the rule table's, in table order.
       'The homelab config has 3 problems:',
+      '  - git.githubSeedUrl: \'https://github.com/me/homelab\' is not a GitHub SSH URL; write it like \'git@github.com:owner/homelab.git\' (the deploy key is an SSH key).',
       '  - forgejo.namespace: namespace \'git\' is not declared. Add it under \'namespaces\' (declared: argocd, cicd, cnpg-system, ddb).',
       '  - forgejo.database: no database \'gitea\' is declared: add it under \'databases\' or set it to the initdbDatabase of a cluster under \'postgresClusters\'.',
-      '  - git.githubSeedUrl: \'https://github.com/me/homelab\' is not a GitHub SSH URL; write it like \'git@github.com:owner/homelab.git\' (the deploy key is an SSH key).',
     ].join('\n'));
   });
 

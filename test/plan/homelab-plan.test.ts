@@ -1,4 +1,5 @@
 import { repoUrlFor } from '../../lib/argocd';
+import { parseHomelabConfig } from '../../lib/config/parse';
 import { allDependencies, describeWait, planSteps } from '../../lib/bootstrap/core';
 import { describePrecondition, describeSource } from '../../lib/plan';
 import ddbCluster from '../../examples/ddb-cluster.config';
@@ -52,7 +53,7 @@ describe('buildPlan, reference homelab', () => {
     const c = plan.cutover;
     expect(c.source).toBe('github');
     expect(c.githubUrl).toBe(config.git.githubSeedUrl);
-    expect(c.forgejoUrl).toBe(repoUrlFor(withGit({ source: 'forgejo' }), bootstrap.forgejo));
+    expect(c.forgejoUrl).toBe(repoUrlFor(parseHomelabConfig(withGit({ source: 'forgejo' })), bootstrap.forgejo));
     expect(c.forgejoUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
     expect(c.reapply).toEqual(['06-argocd-repo-credential', '07-argocd-root.yaml']);
     expect(tree.has(c.runbook)).toBe(true);

@@ -5,14 +5,13 @@ import { buildPlan, HomelabPlan } from '../../lib/plan';
 
 /** A synthesized homelab with its config and plan. */
 export interface Planned extends HomelabSynthesis {
-  readonly config: HomelabConfig;
   readonly plan: HomelabPlan;
 }
 
 /** Synthesizes `config` in memory and builds its plan. */
 export function planFor(config: HomelabConfig = REFERENCE_HOMELAB): Planned {
   const synthesis = synthesizeHomelab(config);
-  return { ...synthesis, config, plan: buildPlan({ config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd }) };
+  return { ...synthesis, plan: buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd }) };
 }
 
 /** The reference homelab with `git` patched. */

@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
 import { ForgejoEndpoint, GithubSeed, githubHttpsUrl } from '../repo-url';
+import { isGoDuration } from '../../shared/duration';
 
 /**
  * Image with `sh` and `curl`, pinned by tag. The official curl image (curl/curl-container) is Alpine-based,
@@ -109,7 +110,7 @@ export class ForgejoMirrorJob extends Construct {
     this.forgejoAdminToken = props.forgejoAdminToken;
     const forgejoUrl = props.forgejo.inClusterHttpUrl.replace(/\/+$/, '');
 
-    if (!/^\d+[smh](\d+[smh])*$/.test(this.mirrorInterval)) {
+    if (!isGoDuration(this.mirrorInterval)) {
       throw new Error(`forgejo mirror: mirrorInterval '${this.mirrorInterval}' is not a Go duration such as '10m0s' or '8h'. ` +
         'Set argocd.forgejoMirror.mirrorInterval.');
     }

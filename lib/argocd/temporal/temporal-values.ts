@@ -10,16 +10,15 @@
  *
  * @see https://github.com/temporalio/helm-charts/blob/temporal-1.6.0/charts/temporal/templates/_deprecations.tpl
  */
+import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION, TemporalSqlPlugin } from '../../config/temporal';
 
 /** The Temporal chart repository and chart. */
 export const TEMPORAL_CHART_REPO = 'https://go.temporal.io/helm-charts';
 export const TEMPORAL_CHART_NAME = 'temporal';
-/** The chart version `temporalValues()` is written for (appVersion 1.31.2). */
-export const TEMPORAL_VALUES_CHART_VERSION = '1.6.0';
-
-/** SQL plugins of the chart that talk to PostgreSQL; `mysql8` is the only other one. */
-export type TemporalSqlPlugin = 'postgres12' | 'postgres12_pgx';
-const POSTGRES_PLUGINS: readonly string[] = ['postgres12', 'postgres12_pgx'];
+// The chart version and the SQL plugins are config vocabulary (lib/config/temporal.ts).
+export { TEMPORAL_VALUES_CHART_VERSION } from '../../config/temporal';
+export type { TemporalSqlPlugin } from '../../config/temporal';
+const POSTGRES_PLUGINS: readonly string[] = TEMPORAL_SQL_PLUGINS;
 
 /** Top-level keys chart 1.x refuses; each would also mean a non-PostgreSQL store or a removed subchart. */
 export const TEMPORAL_FORBIDDEN_TOP_LEVEL_KEYS: readonly string[] = ['cassandra', 'elasticsearch', 'grafana', 'mysql', 'postgresql', 'prometheus'];

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { Cluster, ClusterSpecManagedRolesEnsure, ClusterSpecResourcesLimits, ClusterSpecResourcesRequests } from '../../../imports/cnpg-cluster-postgresql.cnpg.io';
-import { PostgresClusterConfig } from '../../config/homelab-config';
+import { ResolvedPostgresClusterConfig } from '../../config/homelab-config';
+import { CNPG_RESOURCE_DEFAULTS } from '../../config/schema';
 import { IMAGES } from '../../shared/pins';
 
 /** Properties for `CnpgCluster`. */
@@ -66,11 +67,11 @@ export interface CnpgClusterProps {
   readonly imageName?: string;
 }
 
-/** Requests and limit of each PostgreSQL instance when the config sets none. */
-export const CNPG_RESOURCE_DEFAULTS = { cpuRequest: '100m', memoryRequest: '512Mi', memoryLimit: '1Gi' } as const;
+// The defaults of the config (lib/config/schema.ts) are the construct's defaults too.
+export { CNPG_RESOURCE_DEFAULTS };
 
 /** The props of the `Cluster` that `postgresClusters.<name>` of the homelab config declares. */
-export function cnpgClusterProps(name: string, c: PostgresClusterConfig): CnpgClusterProps {
+export function cnpgClusterProps(name: string, c: ResolvedPostgresClusterConfig): CnpgClusterProps {
   return {
     name,
     namespace: c.namespace,

@@ -10,6 +10,7 @@ import { IMAGES } from '../../shared/pins';
 import { CnpgCluster } from '../cnpg';
 import { BootstrapRequirements, IBootstrapComponent, Precondition } from '../core';
 import { Redis } from './redis';
+import { hasSubUnitSuffix, isPositiveQuantity, parseQuantity } from '../../shared/quantity';
 
 /**
  * The PostgreSQL database Forgejo uses. A `CnpgDatabase` fits as is; for the database `initdb` created, pass
@@ -105,8 +106,6 @@ const SSH_PORT = 2222;
 const DATA_PATH = '/var/lib/gitea';
 /** Forgejo's health endpoint: 200 for pass and warn, 424 when the database or cache fails. */
 const HEALTH_PATH = '/api/healthz';
-/** A Kubernetes quantity such as `20Gi` or `500Mi`. */
-const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 
 /**
  * Forgejo, rootless, as a single-replica Deployment on a ReadWriteOnce volume, with its Redis.
@@ -172,7 +171,8 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
     const host = rootUrlHost(this.rootUrl);
     this.sshDomain = props.rootUrl !== undefined ? host : `${this.sshServiceName}.${this.namespace}.svc.cluster.local`;
 
-    if (!QUANTITY.test(this.storageSize)) {
+    const size = parseQuantity(this.storageSize);
+    if (size === undefined || !isPositiveQuantity(size) || hasSubUnitSuffix(size)) {
       throw new Error(`forgejo: storageSize must be a Kubernetes quantity such as '20Gi', got '${this.storageSize}'. ` +
         'Set forgejo.storageSize in the homelab config.');
     }

@@ -1,0 +1,168 @@
+/**
+ * The rules of the config that span fields, as one table: each reads the resolved config and records every
+ * problem with its config path, the value and the fix. `parseHomelabConfig()` runs them after the schema, in
+ * table order; sections outside lib/config (the Argo CD tree) add their own rules through `extraRules`.
+ * Single-field rules (names, quantities, enums, git refs, URLs) are in the schema itself.
+ */
+import { ProblemCollector } from '../shared/errors';
+import { dnsLabelProblem, kubernetesNameForPg, pgIdentifierProblem } from '../shared/names';
+import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitProblem } from '../shared/quantity';
+import type { ResolvedHomelabConfig } from './resolved';
+
+/** One rule of the table. */
+export interface ConfigRule {
+  /** What the rule checks, for readers and test names. */
+  readonly name: string;
+  readonly check: (config: ResolvedHomelabConfig, problems: ProblemCollector) => void;
+}
+
+/** Sorted keys, so problems are reported in a stable order. */
+function keys<T>(record: Readonly<Record<string, T>>): string[] {
+  return Object.keys(record).sort();
+}
+
+/** A problem for a namespace reference that `namespaces` does not declare. */
+function namespaceDeclared(config: ResolvedHomelabConfig, problems: ProblemCollector, path: string, ns: string): void {
+  problems.when(!(ns in config.namespaces), path,
+    () => `namespace '${ns}' is not declared. Add it under 'namespaces' (declared: ${keys(config.namespaces).join(', ') || 'none'}).`);
+}
+
+/**
+ * Names that must never be Argo CD Applications: `phase0Components` and every cluster the bootstrap delivers.
+ * The Argo CD rules skip them (they are reported once, here).
+ */
+export function phase0Components(config: ResolvedHomelabConfig): ReadonlySet<string> {
+  return new Set([
+    ...config.phase0Components,
+    ...keys(config.postgresClusters).filter((c) => config.postgresClusters[c].deliveredBy === 'bootstrap'),
+  ]);
+}
+
+/** Where Forgejo's database lives: a `Database` CR or a cluster's initdb database. */
+export type ForgejoDatabaseTarget =
+  | { kind: 'found'; cluster: string; owner: string; deliveredBy: 'bootstrap' | 'argocd'; viaDatabaseCr: boolean }
+  | { kind: 'unknown' }
+  | { kind: 'ambiguous'; clusters: string[] };
+
+/** Resolves `forgejo.database` to its cluster, owner and delivery. */
+export function resolveForgejoDatabase(config: ResolvedHomelabConfig): ForgejoDatabaseTarget {
+  const name = config.forgejo.database;
+  const found: ForgejoDatabaseTarget[] = [];
+  const db = config.databases[name];
+  if (db && config.postgresClusters[db.cluster]) {
+    found.push({ kind: 'found', cluster: db.cluster, owner: db.owner, deliveredBy: db.deliveredBy, viaDatabaseCr: true });
+  }
+  for (const cluster of keys(config.postgresClusters)) {
+    const c = config.postgresClusters[cluster];
+    // A Database CR on the same cluster is already reported as a duplicate of the initdb database.
+    if (c.initdbDatabase === name && !(db && db.cluster === cluster)) {
+      found.push({ kind: 'found', cluster, owner: c.initdbOwner, deliveredBy: c.deliveredBy, viaDatabaseCr: false });
+    }
+  }
+  if (found.length === 0) return { kind: 'unknown' };
+  if (found.length > 1) return { kind: 'ambiguous', clusters: found.map((f) => (f.kind === 'found' ? f.cluster : '')).sort() };
+  return found[0];
+}
+
+const clusterRules: ConfigRule = {
+  name: 'each cluster lives in a declared namespace, and its memory request is not above its limit',
+  check: (config, problems) => {
+    for (const name of keys(config.postgresClusters)) {
+      const c = config.postgresClusters[name];
+      const path = `postgresClusters.${name}`;
+      namespaceDeclared(config, problems, `${path}.namespace`, c.namespace);
+      // A quantity that is not a byte count is reported by the schema; comparing it would add nothing.
+      const bytes = (raw: string) => { const q = parseQuantity(raw); return q && !hasSubUnitSuffix(q) ? q : undefined; };
+      const request = bytes(c.memoryRequest);
+      const limit = bytes(c.memoryLimit);
+      problems.when(request !== undefined && limit !== undefined && compareQuantities(request, limit) > 0, `${path}.memoryRequest`,
+        () => `${requestAboveLimitProblem('memory', request!, limit!)}.`);
+    }
+  },
+};
+
+const databaseRules: ConfigRule = {
+  name: 'each database is on a declared cluster, owned by one of its roles, delivered no earlier than its cluster, ' +
+    'and unique by PostgreSQL and Kubernetes name',
+  check: (config, problems) => {
+    const k8sNames = new Map<string, string>();
+    for (const pgName of keys(config.databases)) {
+      const db = config.databases[pgName];
+      const path = `databases.${pgName}`;
+      const cluster = config.postgresClusters[db.cluster];
+      if (!cluster) {
+        problems.add(`${path}.cluster`, `unknown postgres cluster '${db.cluster}'. ` +
+          `Declare it under 'postgresClusters' or use one of: ${keys(config.postgresClusters).join(', ') || 'none'}.`);
+        continue;
+      }
+      problems.when(cluster.initdbDatabase === pgName, path, () => `cluster '${db.cluster}' already has a database '${pgName}' ` +
+        `(its initdbDatabase); two databases with one PostgreSQL name on one cluster would fight. Remove databases.${pgName}.`);
+      const k8sName = kubernetesNameForPg(pgName);
+      const key = `${cluster.namespace}/${k8sName}`;
+      const clash = k8sNames.get(key);
+      problems.when(clash !== undefined, path, () => `its Kubernetes name '${k8sName}' in namespace '${cluster.namespace}' ` +
+        `is also the name of databases.${clash}; rename one of them.`);
+      k8sNames.set(key, pgName);
+      const badK8s = dnsLabelProblem(k8sName);
+      // An invalid PostgreSQL name is reported by the schema; its Kubernetes name adds nothing.
+      problems.when(badK8s !== undefined && pgIdentifierProblem(pgName) === undefined, path, () => `its Kubernetes name '${k8sName}' ${badK8s}.`);
+      if (db.owner === '') {
+        problems.add(`${path}.owner`, `a database needs an owner role; set it to '${cluster.initdbOwner}' ` +
+          '(the cluster\'s initdb owner) or to one of its managedRoles.');
+      } else {
+        const roles = [cluster.initdbOwner, ...cluster.managedRoles];
+        problems.when(!roles.includes(db.owner), `${path}.owner`, () => `role '${db.owner}' does not exist on cluster ` +
+          `'${db.cluster}' (roles: ${roles.join(', ')}); CNPG never creates a database owner. ` +
+          `Add it to postgresClusters.${db.cluster}.managedRoles.`);
+      }
+      problems.when(db.deliveredBy === 'bootstrap' && cluster.deliveredBy === 'argocd',
+        `${path}.deliveredBy`, () => `the database is delivered in Phase 0 but its cluster '${db.cluster}' is delivered by ` +
+          `Argo CD, so it would be applied before its cluster exists. Set deliveredBy: 'argocd' or move the cluster to Phase 0.`);
+    }
+  },
+};
+
+const forgejoRules: ConfigRule = {
+  name: 'Forgejo lives in a declared namespace and uses one Phase-0 database whose credentials it can read',
+  check: (config, problems) => {
+    const f = config.forgejo;
+    namespaceDeclared(config, problems, 'forgejo.namespace', f.namespace);
+    const target = resolveForgejoDatabase(config);
+    if (target.kind === 'unknown') {
+      problems.add('forgejo.database', `no database '${f.database}' is declared: add it under 'databases' or ` +
+        'set it to the initdbDatabase of a cluster under \'postgresClusters\'.');
+      return;
+    }
+    if (target.kind === 'ambiguous') {
+      problems.add('forgejo.database', `'${f.database}' is ambiguous: it is declared on clusters ${target.clusters.join(', ')}. ` +
+        'Give the databases distinct names.');
+      return;
+    }
+    const cluster = config.postgresClusters[target.cluster];
+    problems.when(cluster.deliveredBy !== 'bootstrap' || target.deliveredBy !== 'bootstrap', 'forgejo.database',
+      () => `Forgejo is a Phase-0 component, so its database '${f.database}' and cluster '${target.cluster}' must be ` +
+        'delivered by the bootstrap (deliveredBy: \'bootstrap\'), not by Argo CD.');
+    const ownerIsInitdb = target.owner === cluster.initdbOwner;
+    problems.when(f.databaseSecret === undefined && (cluster.namespace !== f.namespace || !ownerIsInitdb), 'forgejo.databaseSecret',
+      () => `Forgejo cannot use the CNPG-generated '${target.cluster}-app' Secret: ` +
+        (cluster.namespace !== f.namespace
+          ? `the cluster is in namespace '${cluster.namespace}' and Forgejo in '${f.namespace}'. `
+          : `the database owner '${target.owner}' is not the cluster's initdb owner. `) +
+        `Set forgejo.databaseSecret to a Secret in '${f.namespace}' with keys username and password.`);
+  },
+};
+
+const phase0Rules: ConfigRule = {
+  name: 'no Phase-0 component is an Argo CD Application',
+  check: (config, problems) => {
+    const phase0 = phase0Components(config);
+    for (const app of keys(config.argocd.applications)) {
+      problems.when(phase0.has(app), `argocd.applications.${app}`, () => `'${app}' is a Phase-0 component and must never be an ` +
+        'Argo CD Application: Argo CD syncs from the git repository that Forgejo serves, and Forgejo needs CNPG and storage, ' +
+        'so managing it from Argo CD re-creates the bootstrap circle. Remove the Application; the bootstrap runbook owns it.');
+    }
+  },
+};
+
+/** The rules of lib/config, in the order their problems are reported. */
+export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules];

@@ -1,0 +1,334 @@
+/**
+ * The homelab config, declared once. Every type of the config is derived from this schema:
+ *
+ * - `HomelabConfig` (`z.input`) is what users write in `homelab.config.ts`: optional fields may be left out;
+ * - `ResolvedHomelabConfig` (`z.output`) is what the rest of lib/ reads: every default applied, so no
+ *   consumer repeats a default;
+ * - `parseHomelabConfig()` (lib/config/parse.ts) validates any value against it at run time, because
+ *   `npm run synth` does not type-check.
+ *
+ * Objects are strict: an unknown key is an error that names the nearest known key. Rules that span fields
+ * (a namespace must be declared, an owner must exist on its cluster...) are the rule table of
+ * lib/config/rules.ts, run by the same parse.
+ */
+import { z } from 'zod';
+import { pgIdentifierProblem, RESERVED_DATABASE_NAMES, SOPS_PLUGIN_NAME } from '../shared/names';
+import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from './cluster-resources';
+import {
+  checkedString, gitRef, goDuration, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
+  pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, subdomainName, syncWave,
+} from './fields';
+import { show } from './messages';
+import { SYNC_WAVES } from './sync-waves';
+import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION } from './temporal';
+
+// ---------------------------------------------------------------------------------------------------------
+// Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
+
+/** Pod Security Standards levels, written as `pod-security.kubernetes.io/*` labels. */
+export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
+const podSecurityLevel = z.enum(POD_SECURITY_LEVELS, {
+  error: (issue) => `${show(issue.input)} is not a Pod Security level; use one of ${POD_SECURITY_LEVELS.join(', ')}.`,
+});
+
+/** Where a CNPG object is delivered: by the Phase-0 runbook or by the `data-schemas` Argo CD Application. */
+const deliveredBy = z.enum(['bootstrap', 'argocd']);
+
+/** Requests and limit of each PostgreSQL instance when the config sets none. */
+export const CNPG_RESOURCE_DEFAULTS = { cpuRequest: '100m', memoryRequest: '512Mi', memoryLimit: '1Gi' } as const;
+
+/** Properties of one namespace. */
+export const NamespaceSchema = z.strictObject({
+  /** Pod Security level that the namespace enforces. @default 'restricted' */
+  podSecurity: podSecurityLevel.default('restricted'),
+  /** Level reported as warnings and audit events. @default - the same as `podSecurity` */
+  podSecurityWarn: podSecurityLevel.optional(),
+}).readonly();
+
+/** A CNPG `Cluster`, keyed by the name of the `Cluster` in `postgresClusters`. */
+export const PostgresClusterSchema = z.strictObject({
+  /** Namespace of the `Cluster`; must be declared in `namespaces`. */
+  namespace: namespaceName,
+  /** Number of PostgreSQL instances. @default 1 */
+  instances: integer(1).default(1),
+  /** Database created by `initdb` (CNPG's `bootstrap.initdb.database`). @default 'app' */
+  initdbDatabase: pgIdentifier.superRefine((v, ctx) => {
+    if (RESERVED_DATABASE_NAMES.includes(v)) ctx.addIssue({ code: 'custom', message: `${show(v)} is reserved by PostgreSQL; choose another name.` });
+  }).default('app'),
+  /** Owner role created by `initdb`; its credentials are in the `<cluster>-app` Secret. @default - `initdbDatabase` */
+  initdbOwner: pgRoleName.optional(),
+  /** Size of each instance's data volume. @default '10Gi' */
+  storageSize: quantity({ example: '10Gi', bytes: true }).default('10Gi'),
+  /** StorageClass of the data volumes. @default - the cluster's default StorageClass */
+  storageClass: subdomainName('StorageClass name').optional(),
+  /** Tolerate control-plane taints and prefer spreading instances across nodes. @default true */
+  controlPlaneFriendly: z.boolean().default(true),
+  /** CPU each instance requests. @default '100m' */
+  cpuRequest: quantity({ example: CNPG_RESOURCE_DEFAULTS.cpuRequest }).default(CNPG_RESOURCE_DEFAULTS.cpuRequest),
+  /** Memory each instance requests. @default '512Mi' */
+  memoryRequest: quantity({ example: CNPG_RESOURCE_DEFAULTS.memoryRequest, bytes: true }).default(CNPG_RESOURCE_DEFAULTS.memoryRequest),
+  /** Memory limit of each instance. @default '1Gi' */
+  memoryLimit: quantity({ example: CNPG_RESOURCE_DEFAULTS.memoryLimit, bytes: true }).default(CNPG_RESOURCE_DEFAULTS.memoryLimit),
+  /**
+   * Login roles CNPG manages on the cluster (`spec.managed.roles`); each role's password comes from a
+   * `kubernetes.io/basic-auth` Secret `<cluster>-<role>` that you provide. @default []
+   */
+  managedRoles: z.array(pgRoleName).readonly().default([]),
+  /** Where the `Cluster` is delivered. @default 'bootstrap' */
+  deliveredBy: deliveredBy.default('bootstrap'),
+}).readonly();
+
+/** A CNPG `Database` CR. The key of `databases` is the PostgreSQL name (`temporal_visibility`). */
+export const DatabaseSchema = z.strictObject({
+  /** Name of the CNPG cluster (a key of `postgresClusters`) that hosts the database. */
+  cluster: z.string(),
+  /** Role that owns the database; it must exist on the cluster (its `initdb` owner or a managed role). */
+  owner: z.string(),
+  /** What CNPG does with the PostgreSQL database when the CR is deleted. @default 'retain' */
+  reclaimPolicy: z.enum(['retain', 'delete']).default('retain'),
+  /** Where the Database CR is delivered. @default 'bootstrap' */
+  deliveredBy: deliveredBy.default('bootstrap'),
+}).readonly();
+
+/** The self-hosted git host. */
+export const ForgejoSchema = z.strictObject({
+  /** Namespace of Forgejo and its Redis. @default 'cicd' */
+  namespace: namespaceName.default('cicd'),
+  /** PostgreSQL name of the database Forgejo uses (a key of `databases`, or a cluster's `initdbDatabase`). */
+  database: pgIdentifier,
+  /** Size of the repository volume. @default '20Gi' */
+  storageSize: quantity({ example: '20Gi', bytes: true }).default('20Gi'),
+  /** StorageClass of the repository volume. @default - the cluster's default StorageClass */
+  storageClass: subdomainName('StorageClass name').optional(),
+  /** Owner (user or organisation) of the mirrored repository in Forgejo; a URL path segment. @default - the GitHub owner */
+  repoOwner: checkedString((v) => (/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}$/.test(v) && !v.endsWith('.') ? undefined
+    : `${show(v)} is not a valid Forgejo user or organisation name; use letters, digits, '-', '_' and '.', e.g. 'homelab-owner'.`)).optional(),
+  /** Secret in Forgejo's namespace with keys `username` and `password` for the database. @default - `<cluster>-app` */
+  databaseSecret: secretName.optional(),
+}).readonly();
+
+/** SSH URL of the GitHub seed: `git@github.com:owner/repo.git` or `ssh://git@github.com/owner/repo.git`. */
+export const GITHUB_SSH_URL = /^(git@github\.com:|ssh:\/\/git@github\.com\/)([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(\.git)?$/;
+
+/** The git repository Argo CD syncs from. */
+export const GitSchema = z.strictObject({
+  /** SSH URL of the private GitHub seed, e.g. `git@github.com:acme/homelab.git`. */
+  githubSeedUrl: checkedString((v) => (GITHUB_SSH_URL.test(v) ? undefined : `${show(v)} is not a GitHub SSH URL; ` +
+    'write it like \'git@github.com:owner/homelab.git\' (the deploy key is an SSH key).')),
+  /** Which git host Argo CD reads from: the GitHub seed or Forgejo (after the cutover). @default 'github' */
+  source: z.enum(['github', 'forgejo'], {
+    error: (issue) => `${show(issue.input)} is not a git source; use 'github' or 'forgejo'.`,
+  }).default('github'),
+  /** Branch or tag every Application tracks. @default 'main' */
+  targetRevision: gitRef.default('main'),
+  /** Folder of the homelab repository where `dist/` is committed. @default 'k8s/generated' */
+  distPath: repoRelativePath.default('k8s/generated'),
+  /** Local file holding the SSH deploy key, read by `bootstrap.sh` at apply time. @default '~/.ssh/argocd_seed' */
+  deployKeyFile: z.string().min(1).default('~/.ssh/argocd_seed'),
+  /** Local checkout of the homelab repository; when set, synth checks every Application path exists there. */
+  repoRoot: z.string().min(1).optional(),
+}).readonly();
+
+// ---------------------------------------------------------------------------------------------------------
+// The steady-state Argo CD tree.
+
+/** Plain manifests or a kustomization at a path of the homelab repository. */
+export const GitPathSourceSchema = z.strictObject({
+  kind: z.literal('git-path'),
+  /** Repo-relative directory, e.g. `k8s/infra/longhorn`. */
+  path: z.string(),
+  /** Read subdirectories too (plain-manifest directories only). @default false */
+  recurse: z.boolean().optional(),
+  /** Glob of the files to read (`directory.include`). @default - every manifest file */
+  include: z.string().optional(),
+  /** Glob of the files to skip (`directory.exclude`), e.g. `*-values.yaml`. @default - none */
+  exclude: z.string().optional(),
+}).readonly();
+
+/** A remote Helm chart at a pinned version, its values files in the homelab repository (`$values/<path>`). */
+export const HelmChartSourceSchema = z.strictObject({
+  kind: z.literal('helm-chart'),
+  /** The chart repository: `https://…` (a Helm repo index) or `oci://registry/path`; never with credentials. */
+  repoURL: noCredentials,
+  /** Chart name. */
+  chart: z.string(),
+  /** Exact chart version, e.g. `1.6.0`. Ranges, `*`, `latest` and empty versions are rejected. */
+  version: z.string(),
+  /** Repo-relative paths of values files in the homelab repository, applied in order. @default [] */
+  valueFiles: z.array(z.string()).readonly().optional(),
+  /** Helm release name. @default - the Application name */
+  releaseName: objectName('Helm release name', 53).optional(),
+  /** Skip the chart's CRDs (another Application installs them). @default false */
+  skipCrds: z.boolean().optional(),
+}).readonly();
+
+/** A directory rendered by a Config Management Plugin, e.g. the `sops` plugin that decrypts `*.enc.yaml`. */
+export const PluginSourceSchema = z.strictObject({
+  kind: z.literal('plugin'),
+  /** Repo-relative directory the plugin runs in (`.` is the repository root). */
+  path: z.string(),
+  /** Name of the plugin, as configured in the repo-server's sidecar. */
+  pluginName: z.string().min(1),
+}).readonly();
+
+/** One source of an Application. */
+export const ApplicationSourceSchema = z.discriminatedUnion('kind', [GitPathSourceSchema, HelmChartSourceSchema, PluginSourceSchema]);
+
+/** Application-level sync options, each rendered as `<Option>=true` (see lib/argocd/sync-policy.ts). */
+export const SYNC_OPTIONS = ['CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'ServerSideApply', 'SkipDryRunOnMissingResource'] as const;
+
+/** Labels and annotations Argo CD sets on the namespace it creates (`syncPolicy.managedNamespaceMetadata`). */
+export const ManagedNamespaceMetadataSchema = z.strictObject({
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+}).readonly();
+
+/** A resource field Argo CD ignores when it compares live and desired state (`spec.ignoreDifferences[]`). */
+export const IgnoreDifferenceSchema = z.strictObject({
+  group: z.string().optional(),
+  kind: z.string().min(1),
+  name: z.string().optional(),
+  namespace: z.string().optional(),
+  jsonPointers: z.array(z.string()).readonly().optional(),
+  jqPathExpressions: z.array(z.string()).readonly().optional(),
+  managedFieldsManagers: z.array(z.string()).readonly().optional(),
+}).readonly();
+
+const clusterScopedKind = z.enum(Object.keys(CLUSTER_SCOPED_KINDS) as [ClusterScopedKind, ...ClusterScopedKind[]]);
+
+/** One Argo CD Application of the steady state, keyed by its name in `argocd.applications`. */
+export const ApplicationSchema = z.strictObject({
+  /** Wave of the root app-of-apps, 0 to 8 (see `SYNC_WAVES`). */
+  syncWave,
+  /** Destination namespace. */
+  namespace: z.string(),
+  /** Git paths of the homelab repo, pinned remote Helm charts, plugin directories. */
+  sources: z.array(ApplicationSourceSchema).readonly(),
+  /** Applications that must be healthy first; each must sit in a strictly earlier wave. @default [] */
+  dependsOn: z.array(z.string()).readonly().default([]),
+  /** Application-level sync options. @default [] */
+  syncOptions: z.array(z.enum(SYNC_OPTIONS)).readonly().default([]),
+  /** Metadata of the namespace Argo CD creates; requires `CreateNamespace`. @default - none */
+  managedNamespaceMetadata: ManagedNamespaceMetadataSchema.optional(),
+  /** Fields ignored when comparing live and desired state. @default [] */
+  ignoreDifferences: z.array(IgnoreDifferenceSchema).readonly().default([]),
+  /** Cluster-scoped kinds the Application manages. @default [] */
+  clusterResources: z.array(clusterScopedKind).readonly().default([]),
+  /** Namespaces besides `namespace` that the manifests write to. @default [] */
+  additionalNamespaces: z.array(z.string()).readonly().default([]),
+  /** The manifests write into other Applications' namespaces. @default false */
+  spansProjectNamespaces: z.boolean().default(false),
+  /** Sync automatically with prune and selfHeal. @default true */
+  automatedSync: z.boolean().default(true),
+}).readonly();
+
+/** Temporal, on PostgreSQL only (both stores). */
+export const TemporalSchema = z.strictObject({
+  /** CNPG cluster (a key of `postgresClusters`) that hosts both databases. */
+  cluster: z.string(),
+  /** PostgreSQL name of the main store's database (a key of `databases`). @default 'temporal' */
+  defaultDatabase: pgIdentifier.default('temporal'),
+  /** PostgreSQL name of the visibility store's database (a key of `databases`). @default 'temporal_visibility' */
+  visibilityDatabase: pgIdentifier.default('temporal_visibility'),
+  /** Chart version; must equal the version the generated values are written for. @default '1.6.0' */
+  chartVersion: z.string().default(TEMPORAL_VALUES_CHART_VERSION),
+  /** Wave of the Temporal Application. @default 8 */
+  syncWave: syncWave.default(SYNC_WAVES.APPS),
+  /** Namespace of Temporal. @default 'temporal' */
+  namespace: namespaceName.default('temporal'),
+  /** SQL plugin and driver of both stores. @default 'postgres12_pgx' */
+  sqlPlugin: z.enum(TEMPORAL_SQL_PLUGINS, {
+    error: (issue) => `${show(issue.input)} is not allowed: Temporal runs on PostgreSQL only. Use one of ${TEMPORAL_SQL_PLUGINS.map((p) => `'${p}'`).join(', ')}.`,
+  }).default('postgres12_pgx'),
+  /** History shards; can never change after the first install. @default 512 */
+  numHistoryShards: integer(1).default(512),
+  /** Secret in Temporal's namespace with the role's password (key `password`). @default - `<cluster>-<owner>` */
+  passwordSecretName: secretName.optional(),
+  /** Values deep-merged over the generated ones; synth refuses any that leave PostgreSQL. @default - none */
+  valuesOverride: z.record(z.string(), z.unknown()).readonly().optional(),
+}).readonly();
+
+/** The Application that carries the CNPG Databases (and Clusters) delivered by Argo CD. */
+export const DataSchemasSchema = z.strictObject({
+  /** Wave of the `data-schemas` Application. @default 6 */
+  syncWave: syncWave.default(SYNC_WAVES.DATA),
+}).readonly();
+
+/** The Application that applies every `*.enc.yaml` of the repository through the SOPS plugin. */
+export const SopsSecretsSchema = z.strictObject({
+  /** Wave of the `sops-secrets` Application. @default 0 */
+  syncWave: syncWave.default(SYNC_WAVES.SUBSTRATE),
+  /** Config Management Plugin that decrypts (provided by the Phase-0 Argo CD install). @default 'sops' */
+  pluginName: z.string().min(1).default(SOPS_PLUGIN_NAME),
+  /** Destination namespace, used only by a Secret that names no namespace. @default 'argocd' */
+  namespace: namespaceName.default('argocd'),
+}).readonly();
+
+/** The Job that creates Forgejo's pull-mirror of the GitHub seed. */
+export const ForgejoMirrorSchema = z.strictObject({
+  /** Wave of the `forgejo-mirror` Application. @default 3 */
+  syncWave: syncWave.default(SYNC_WAVES.IDENTITY_AND_CICD),
+  /** Secret (in Forgejo's namespace) with the GitHub fine-grained token. @default 'forgejo-github-mirror-token' */
+  githubTokenSecret: secretName.default('forgejo-github-mirror-token'),
+  /** Key of the token in `githubTokenSecret`. @default 'token' */
+  githubTokenKey: secretKey.default('token'),
+  /** Secret (in Forgejo's namespace) with a Forgejo token allowed to create the repository. @default 'forgejo-admin-token' */
+  forgejoTokenSecret: secretName.default('forgejo-admin-token'),
+  /** Key of the token in `forgejoTokenSecret`. @default 'token' */
+  forgejoTokenKey: secretKey.default('token'),
+  /** How often Forgejo pulls from GitHub (a Go duration). @default '10m0s' */
+  mirrorInterval: goDuration.default('10m0s'),
+}).readonly();
+
+/** The steady-state Argo CD tree. */
+export const ArgoCdSchema = z.strictObject({
+  /** Name of the one AppProject; `default` is rejected. @default 'homelab' */
+  project: z.string().default('homelab'),
+  /** One Application per deployable directory, keyed by Application name. */
+  applications: z.record(z.string(), ApplicationSchema).readonly(),
+  /** Repo-relative directories deliberately left without an Application. @default [] */
+  unmanaged: z.array(z.string()).readonly().default([]),
+  /** Temporal on the shared CNPG cluster. @default - no Temporal Application */
+  temporal: TemporalSchema.optional(),
+  /** The `data-schemas` Application. @default {} */
+  dataSchemas: DataSchemasSchema.prefault({}),
+  /** The `sops-secrets` Application. @default {} */
+  sopsSecrets: SopsSecretsSchema.prefault({}),
+  /** The `forgejo-mirror` Application. @default {} */
+  forgejoMirror: ForgejoMirrorSchema.prefault({}),
+}).readonly();
+
+// ---------------------------------------------------------------------------------------------------------
+// The whole config.
+
+/** Components that exist before Argo CD can sync at all; making one an Application re-creates the circle. */
+export const DEFAULT_PHASE0_COMPONENTS: readonly string[] = ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'];
+
+/** Why a database key is not a PostgreSQL identifier that PostgreSQL does not own. */
+function databaseKeyProblem(v: string): string | undefined {
+  const why = pgIdentifierProblem(v);
+  if (why !== undefined) return `${show(v)} is not a valid PostgreSQL database name: ${why}.`;
+  return RESERVED_DATABASE_NAMES.includes(v)
+    ? `${show(v)} is reserved by PostgreSQL and must not be managed by CNPG; choose another name.` : undefined;
+}
+
+/**
+ * The shape of the config with its defaults and single-field rules; the rule table (lib/config/rules.ts)
+ * adds the rules that span fields.
+ */
+export const HomelabConfigShape = z.strictObject({
+  /** Namespaces created in Phase 0, keyed by name. */
+  namespaces: keyedRecord(namespaceNameProblem, NamespaceSchema).readonly(),
+  /** CNPG clusters, keyed by the name of their `Cluster`; CNPG appends `-rw`, `-app`, `-<n>`, so at most 50. */
+  postgresClusters: keyedRecord(objectNameProblem('cluster name', 50), PostgresClusterSchema).readonly(),
+  /** Declarative databases, keyed by PostgreSQL name. */
+  databases: keyedRecord(databaseKeyProblem, DatabaseSchema).readonly(),
+  /** The git host. */
+  forgejo: ForgejoSchema,
+  /** The git source Argo CD reconciles. */
+  git: GitSchema,
+  /** The steady-state Argo CD tree: project, Applications and waves. */
+  argocd: ArgoCdSchema,
+  /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */
+  phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
+}).readonly();

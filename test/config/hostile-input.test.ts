@@ -1,0 +1,234 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { HomelabConfig } from '../../lib/config/homelab-config';
+import { parseHomelabConfig } from '../../lib/config/parse';
+import { synthesizeHomelab } from '../../lib/homelab-app';
+import { ConfigError } from '../../lib/shared/errors';
+import { readTree, writeTree } from '../../lib/synth/output-tree';
+import { synthesizeToDisk } from '../../lib/synth/run-synth';
+
+/**
+ * Mistakes a new user makes in `homelab.config.ts`, which `npm run synth` does not type-check: each must be
+ * reported at its exact config path, with a message that says what is allowed, and never echo a secret.
+ */
+interface HostileCase {
+  readonly name: string;
+  /** The config as the user wrote it (any value: the run-time check is the only one). */
+  readonly config: () => unknown;
+  /** The config path the problem is reported at. */
+  readonly path: string;
+  /** A fragment of its message. */
+  readonly message: string;
+  /** A secret in the input that no message may contain. */
+  readonly secret?: string;
+}
+
+type Mutable = Record<string, any>;
+/** A deep copy of the reference homelab, edited by `edit`. */
+function edited(edit: (c: Mutable) => void): () => unknown {
+  return () => {
+    const c = JSON.parse(JSON.stringify(REFERENCE_HOMELAB)) as Mutable;
+    edit(c);
+    return c;
+  };
+}
+
+const TOKEN = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
+
+const CASES: HostileCase[] = [
+  // Misspelled keys, at several depths.
+  { name: 'a misspelled top-level key', config: edited((c) => { c.postgresCluster = c.postgresClusters; }),
+    path: 'postgresCluster', message: "unknown key; did you mean 'postgresClusters'?" },
+  { name: 'a key in the wrong case on a cluster', config: edited((c) => { c.postgresClusters['forgejo-db'].storagesize = '20Gi'; }),
+    path: 'postgresClusters.forgejo-db.storagesize', message: "unknown key; did you mean 'storageSize'?" },
+  { name: 'a misspelled namespace option', config: edited((c) => { c.namespaces.ddb = { podSecurty: 'baseline' }; }),
+    path: 'namespaces.ddb.podSecurty', message: "did you mean 'podSecurity'?" },
+  { name: 'a misspelled Forgejo option', config: edited((c) => { c.forgejo.namepsace = 'cicd'; }),
+    path: 'forgejo.namepsace', message: "did you mean 'namespace'?" },
+  { name: 'a misspelled git option', config: edited((c) => { c.git.targetRevison = 'main'; }),
+    path: 'git.targetRevison', message: "did you mean 'targetRevision'?" },
+  { name: 'a shortened Application option', config: edited((c) => { c.argocd.applications.duckdns.wave = 8; }),
+    path: 'argocd.applications.duckdns.wave', message: "did you mean 'syncWave'?" },
+  { name: 'a misspelled Helm source option', config: edited((c) => { c.argocd.applications.cilium.sources[0].valuesFiles = ['x.yaml']; }),
+    path: 'argocd.applications.cilium.sources[0].valuesFiles', message: "did you mean 'valueFiles'?" },
+  { name: 'a misspelled Temporal option', config: edited((c) => { c.argocd.temporal.numHistoryShard = 1024; }),
+    path: 'argocd.temporal.numHistoryShard', message: "did you mean 'numHistoryShards'?" },
+  { name: 'an unknown key with no near match', config: edited((c) => { c.databases.authentik.replicas = 2; }),
+    path: 'databases.authentik.replicas', message: "unknown key; allowed keys are 'cluster', 'deliveredBy', 'owner', 'reclaimPolicy'" },
+
+  // Enums: exact values only.
+  { name: 'a reclaim policy in the wrong case', config: edited((c) => { c.databases.authentik.reclaimPolicy = 'Retain'; }),
+    path: 'databases.authentik.reclaimPolicy', message: "'Retain' is not allowed; use one of 'retain', 'delete'. Values are case-sensitive: write 'retain'." },
+  { name: 'a delivery in the wrong case', config: edited((c) => { c.databases.temporal.deliveredBy = 'ArgoCD'; }),
+    path: 'databases.temporal.deliveredBy', message: "Values are case-sensitive: write 'argocd'." },
+  { name: 'a Pod Security level in the wrong case', config: edited((c) => { c.namespaces.cicd.podSecurity = 'Restricted'; }),
+    path: 'namespaces.cicd.podSecurity', message: "'Restricted' is not a Pod Security level; use one of privileged, baseline, restricted." },
+  { name: 'a git source in the wrong case', config: edited((c) => { c.git.source = 'GitHub'; }),
+    path: 'git.source', message: "'GitHub' is not a git source; use 'github' or 'forgejo'." },
+  { name: 'a sync option in the wrong case', config: edited((c) => { c.argocd.applications['cert-manager'].syncOptions = ['createNamespace']; }),
+    path: 'argocd.applications.cert-manager.syncOptions[0]', message: "write 'CreateNamespace'" },
+  { name: 'a cluster-scoped kind in the wrong case', config: edited((c) => { c.argocd.applications.coredns.clusterResources = ['clusterrole']; }),
+    path: 'argocd.applications.coredns.clusterResources[0]', message: "write 'ClusterRole'" },
+  { name: 'an unknown source kind', config: edited((c) => { c.argocd.applications.cilium.sources[0].kind = 'helm'; }),
+    path: 'argocd.applications.cilium.sources[0].kind', message: "'helm' is not a valid kind; use one of 'git-path', 'helm-chart', 'plugin'." },
+
+  // Quantities.
+  { name: 'a zero storage size', config: edited((c) => { c.postgresClusters['forgejo-db'].storageSize = '0Gi'; }),
+    path: 'postgresClusters.forgejo-db.storageSize', message: "'0Gi' must be greater than zero; write it like '10Gi'." },
+  { name: 'a negative storage size', config: edited((c) => { c.forgejo.storageSize = '-20Gi'; }),
+    path: 'forgejo.storageSize', message: "'-20Gi' must be greater than zero" },
+  { name: 'a storage size with a space and GB', config: edited((c) => { c.postgresClusters['ddb-cluster'].storageSize = '20 GB'; }),
+    path: 'postgresClusters.ddb-cluster.storageSize', message: "'20 GB' is not a Kubernetes quantity; write it like '10Gi'." },
+  { name: 'a zero memory request', config: edited((c) => { c.postgresClusters['forgejo-db'].memoryRequest = '0'; }),
+    path: 'postgresClusters.forgejo-db.memoryRequest', message: "'0' must be greater than zero" },
+  { name: 'an unparseable CPU request', config: edited((c) => { c.postgresClusters['forgejo-db'].cpuRequest = 'half a core'; }),
+    path: 'postgresClusters.forgejo-db.cpuRequest', message: "'half a core' is not a Kubernetes quantity; write it like '100m'." },
+  { name: 'a memory request above its limit', config: edited((c) => { Object.assign(c.postgresClusters['forgejo-db'], { memoryRequest: '2Gi', memoryLimit: '1Gi' }); }),
+    path: 'postgresClusters.forgejo-db.memoryRequest', message: "memory request '2Gi' is above its limit '1Gi'" },
+  { name: 'zero instances', config: edited((c) => { c.postgresClusters['ddb-cluster'].instances = 0; }),
+    path: 'postgresClusters.ddb-cluster.instances', message: 'must be an integer of at least 1, got 0.' },
+  { name: 'a fractional instance count', config: edited((c) => { c.postgresClusters['ddb-cluster'].instances = 2.5; }),
+    path: 'postgresClusters.ddb-cluster.instances', message: 'must be an integer of at least 1, got 2.5.' },
+  { name: 'a zero mirror interval', config: edited((c) => { c.argocd.forgejoMirror.mirrorInterval = '0s'; }),
+    path: 'argocd.forgejoMirror.mirrorInterval', message: "'0s' is not a positive Go duration" },
+
+  // Names where they land.
+  { name: 'a namespace reference with an underscore', config: edited((c) => { c.postgresClusters['forgejo-db'].namespace = 'ci_cd'; }),
+    path: 'postgresClusters.forgejo-db.namespace', message: "'ci_cd' is not a valid namespace name" },
+  { name: 'a Forgejo namespace ending in a dot', config: edited((c) => { c.forgejo.namespace = 'cicd.'; }),
+    path: 'forgejo.namespace', message: "'cicd.' is not a valid namespace name" },
+  { name: 'a Secret name in upper case', config: edited((c) => { c.forgejo.databaseSecret = 'Forgejo_DB'; }),
+    path: 'forgejo.databaseSecret', message: "'Forgejo_DB' is not a valid Secret name" },
+  { name: 'a Secret name with a space', config: edited((c) => { c.argocd.forgejoMirror.githubTokenSecret = 'github token'; }),
+    path: 'argocd.forgejoMirror.githubTokenSecret', message: "'github token' is not a valid Secret name" },
+  { name: 'a Forgejo owner with a slash (a URL path segment)', config: edited((c) => { c.forgejo.repoOwner = 'me/you'; }),
+    path: 'forgejo.repoOwner', message: "'me/you' is not a valid Forgejo user or organisation name" },
+  { name: 'a cluster name too long for CNPG\'s suffixes', config: edited((c) => { c.postgresClusters['c'.repeat(51)] = { namespace: 'ddb' }; }),
+    path: `postgresClusters.${'c'.repeat(51)}`, message: 'must be at most 50 characters, got 51' },
+
+  // Git refs.
+  { name: 'a revision with ..', config: edited((c) => { c.git.targetRevision = 'feature..x'; }),
+    path: 'git.targetRevision', message: "'feature..x' is not a valid git branch or tag: it must not contain '..'" },
+  { name: 'a revision with a space', config: edited((c) => { c.git.targetRevision = 'my branch'; }),
+    path: 'git.targetRevision', message: 'must not contain spaces' },
+  { name: 'a revision ending in .lock', config: edited((c) => { c.git.targetRevision = 'release.lock'; }),
+    path: 'git.targetRevision', message: "must not have a path component that ends with '.lock'" },
+  { name: 'a revision ending in /', config: edited((c) => { c.git.targetRevision = 'main/'; }),
+    path: 'git.targetRevision', message: "must not start or end with '/'" },
+  { name: 'a revision with a caret', config: edited((c) => { c.git.targetRevision = 'HEAD^'; }),
+    path: 'git.targetRevision', message: 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\' },
+
+  // URLs: SSH where SSH is required, never credentials.
+  { name: 'an https seed URL', config: edited((c) => { c.git.githubSeedUrl = 'https://github.com/me/homelab.git'; }),
+    path: 'git.githubSeedUrl', message: "'https://github.com/me/homelab.git' is not a GitHub SSH URL" },
+  { name: 'a seed URL with a password', config: edited((c) => { c.git.githubSeedUrl = 'https://me:hunter2@github.com/me/homelab.git'; }),
+    path: 'git.githubSeedUrl', message: 'contains credentials in a https:// URL', secret: 'hunter2' },
+  { name: 'a chart repository with credentials', config: edited((c) => { c.argocd.applications.cilium.sources[0].repoURL = 'https://admin:s3cr3t-pw@charts.example.com'; }),
+    path: 'argocd.applications.cilium.sources[0].repoURL', message: 'the value is not shown', secret: 's3cr3t-pw' },
+  { name: 'a token as the URL user', config: edited((c) => { c.git.githubSeedUrl = `https://${TOKEN}@github.com/me/homelab.git`; }),
+    path: 'git.githubSeedUrl', message: 'contains a GitHub token (ghp_A1b2...)', secret: TOKEN },
+  { name: 'an scp-like URL with a password', config: edited((c) => { c.git.githubSeedUrl = 'git:tok3n-pw@github.com:me/homelab.git'; }),
+    path: 'git.githubSeedUrl', message: 'contains a password in an scp-like git URL', secret: 'tok3n-pw' },
+
+  // PostgreSQL names and roles CNPG reserves.
+  { name: 'the streaming_replica role', config: edited((c) => { c.postgresClusters['ddb-cluster'].managedRoles = ['authentik', 'temporal', 'streaming_replica']; }),
+    path: 'postgresClusters.ddb-cluster.managedRoles[2]', message: "'streaming_replica' is a role CNPG creates and manages itself" },
+  { name: 'the postgres superuser as initdb owner', config: edited((c) => { c.postgresClusters['forgejo-db'].initdbOwner = 'postgres'; }),
+    path: 'postgresClusters.forgejo-db.initdbOwner', message: "'postgres' is a role CNPG creates and manages itself" },
+  { name: 'a pg_ role', config: edited((c) => { c.postgresClusters['ddb-cluster'].managedRoles = ['authentik', 'temporal', 'pg_monitor']; }),
+    path: 'postgresClusters.ddb-cluster.managedRoles[2]', message: "starts with 'pg_', which PostgreSQL reserves" },
+  { name: 'a role in upper case', config: edited((c) => { c.postgresClusters['ddb-cluster'].managedRoles = ['Authentik', 'temporal']; }),
+    path: 'postgresClusters.ddb-cluster.managedRoles[0]', message: "'Authentik' is not a valid PostgreSQL role name" },
+  { name: 'a database name with a dash', config: edited((c) => { c.databases['temporal-visibility'] = c.databases.temporal_visibility; }),
+    path: 'databases.temporal-visibility', message: "'temporal-visibility' is not a valid PostgreSQL database name" },
+
+  // Wrong types.
+  { name: 'an instance count as a string', config: edited((c) => { c.postgresClusters['forgejo-db'].instances = '3'; }),
+    path: 'postgresClusters.forgejo-db.instances', message: "must be a number, got the string '3'." },
+  { name: 'namespaces as a list', config: edited((c) => { c.namespaces = ['cicd', 'ddb']; }),
+    path: 'namespaces', message: 'must be an object, got an array.' },
+  { name: 'a boolean written as a word', config: edited((c) => { c.argocd.applications.duckdns.automatedSync = 'yes'; }),
+    path: 'argocd.applications.duckdns.automatedSync', message: "must be true or false, got the string 'yes'." },
+  { name: 'a wave as a string', config: edited((c) => { c.argocd.applications.duckdns.syncWave = '8'; }),
+    path: 'argocd.applications.duckdns.syncWave', message: 'syncWave must be an integer from 0 to 8, got "8".' },
+  { name: 'a missing database owner', config: edited((c) => { delete c.databases.authentik.owner; }),
+    path: 'databases.authentik.owner', message: 'is required; set it to a string.' },
+  { name: 'a missing git section', config: edited((c) => { delete c.git; }),
+    path: 'git', message: 'is required; set it to an object.' },
+  { name: 'a null config', config: () => null, path: '(config)', message: 'the config must be an object, got null.' },
+  { name: 'a number as config', config: () => 42, path: '(config)', message: 'the config must be an object, got the number 42.' },
+  { name: 'an array as config', config: () => [REFERENCE_HOMELAB], path: '(config)', message: 'the config must be an object, got an array.' },
+];
+
+/** The ConfigError that synthesizing `config` throws. */
+function rejection(config: unknown): ConfigError {
+  try {
+    synthesizeHomelab(config as HomelabConfig);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('the config was accepted');
+}
+
+describe('hostile config input', () => {
+  test('the table holds at least 30 mistakes', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(30);
+  });
+
+  test.each(CASES)('rejects $name at its path', ({ config, path: at, message, secret }) => {
+    const error = rejection(config());
+    const found = error.problems.filter((p) => p.path === at);
+    expect(found.map((p) => p.message).join('\n')).toContain(message);
+    expect(error.message).toContain(`  - ${at}: `);
+    if (secret !== undefined) {
+      expect(error.message).not.toContain(secret);
+      for (const p of error.problems) expect(p.message).not.toContain(secret);
+    }
+  });
+
+  test('reports every problem of a config at once, schema problems sorted by path', () => {
+    const error = rejection(edited((c) => {
+      c.git.targetRevision = 'a..b';
+      c.forgejo.storageSize = '0';
+      c.databases.authentik.reclaimPolicy = 'Delete';
+    })());
+    expect(error.problems.map((p) => p.path)).toEqual(['databases.authentik.reclaimPolicy', 'forgejo.storageSize', 'git.targetRevision']);
+  });
+
+  test('parseHomelabConfig returns the config with every default applied', () => {
+    const resolved = parseHomelabConfig(REFERENCE_HOMELAB);
+    expect(resolved.forgejo.namespace).toBe('cicd');
+    expect(resolved.git.deployKeyFile).toBe('~/.ssh/argocd_seed');
+    expect(resolved.postgresClusters['ddb-cluster'].initdbOwner).toBe('app');
+    expect(resolved.namespaces.cicd.podSecurityWarn).toBe('restricted');
+    expect(resolved.argocd.forgejoMirror.mirrorInterval).toBe('10m0s');
+    expect(resolved.argocd.applications.duckdns.dependsOn).toEqual([]);
+  });
+});
+
+describe('a rejected config leaves the previous output as it was', () => {
+  const DIST = readTree(path.resolve(__dirname, '../../dist'));
+  let tmp: string;
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-input-'));
+    writeTree(DIST, path.join(tmp, 'dist'));
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  test.each(CASES.filter((c) => c.secret !== undefined || c.path === 'postgresClusters.forgejo-db.storagesize'))('$name', ({ config, secret }) => {
+    // GIVEN the previous output
+    const out = path.join(tmp, 'dist');
+    // WHEN
+    const result = synthesizeToDisk(config() as HomelabConfig, ['--out', out]);
+    // THEN
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`Nothing was written; ${out}/ is unchanged.`);
+    if (secret !== undefined) expect(result.stderr).not.toContain(secret);
+    expect(readTree(out)).toEqual(DIST);
+    expect(fs.readdirSync(tmp)).toEqual(['dist']);
+  });
+});
