@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { readTree } from '../lib/synth/output-tree';
+import { readTree } from '../lib/output/output-tree';
 
 // Every command the README shows is exercised here, by the end-to-end test of its command, or by .ci/run, so
 // the README cannot rot: `npm run plan` in test/plan/run-plan.test.ts; `npm run import` and `npm run schemas`

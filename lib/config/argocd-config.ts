@@ -9,5 +9,5 @@ export type {
   IgnoreDifference, ManagedNamespaceMetadata, PluginSource, ResolvedApplicationConfig, ResolvedTemporalConfig, SopsSecretsConfig,
   SyncOption, TemporalConfig,
 } from './resolved';
-export type { ClusterScopedKind } from './cluster-resources';
-export type { SyncWave } from './sync-waves';
+export type { ClusterScopedKind } from '../shared/cluster-resources';
+export type { SyncWave } from '../shared/sync-waves';

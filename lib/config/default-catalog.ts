@@ -1,9 +1,9 @@
 // Leaf modules only: config modules import this file, and their bundle should stay data (scripts/run-ts.js).
 import { SOPS_PLUGIN_NAME } from '../shared/names';
 import type { ArgoCdConfig, HelmChartSource } from './argocd-config';
-import { podSecurityNamespaceMetadata } from './pod-security';
-import { SYNC_WAVES } from './sync-waves';
-import { TEMPORAL_VALUES_CHART_VERSION } from './temporal';
+import { podSecurityNamespaceMetadata } from '../shared/pod-security';
+import { SYNC_WAVES } from '../shared/sync-waves';
+import { TEMPORAL_VALUES_CHART_VERSION } from '../shared/temporal-chart';
 
 /**
  * Chart repositories and pinned versions of the reference catalog, from the research snapshot

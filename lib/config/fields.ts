@@ -8,7 +8,7 @@ import { byteQuantityProblem, isPositiveQuantity, parseQuantity } from '../share
 import { isGoDuration } from '../shared/duration';
 import { urlCredentialProblem } from '../shared/secrets';
 import { show } from './messages';
-import { FIRST_SYNC_WAVE, LAST_SYNC_WAVE, SyncWave } from './sync-waves';
+import { FIRST_SYNC_WAVE, LAST_SYNC_WAVE, SyncWave } from '../shared/sync-waves';
 
 /** A string checked by `problem`, which returns the message (without the path) or undefined. */
 export function checkedString(problem: (value: string) => string | undefined): z.ZodString {

@@ -13,14 +13,15 @@
  */
 import { z } from 'zod';
 import { pgIdentifierProblem, RESERVED_DATABASE_NAMES, SOPS_PLUGIN_NAME } from '../shared/names';
-import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from './cluster-resources';
+import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from '../shared/cluster-resources';
 import {
   checkedString, gitRef, goDuration, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
   pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, subdomainName, syncWave,
 } from './fields';
 import { show } from './messages';
-import { SYNC_WAVES } from './sync-waves';
-import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION } from './temporal';
+import { SYNC_WAVES } from '../shared/sync-waves';
+import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION } from '../shared/temporal-chart';
+import { CNPG_RESOURCE_DEFAULTS } from '../shared/cnpg-defaults';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -35,7 +36,6 @@ const podSecurityLevel = z.enum(POD_SECURITY_LEVELS, {
 const deliveredBy = z.enum(['bootstrap', 'argocd']);
 
 /** Requests and limit of each PostgreSQL instance when the config sets none. */
-export const CNPG_RESOURCE_DEFAULTS = { cpuRequest: '100m', memoryRequest: '512Mi', memoryLimit: '1Gi' } as const;
 
 /** Properties of one namespace. */
 export const NamespaceSchema = z.strictObject({

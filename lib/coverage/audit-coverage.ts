@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { ARGOCD_DIST } from '../argocd/dist-layout';
+import { ARGOCD_DIST } from '../shared/dist-layout';
 import { argoGlobMatch } from './argo-glob';
 import { CoverageModel, CoverageSource, isInside, SOPS_ENCRYPTED_SUFFIX } from './coverage-model';
 import { compare, RepoDirectory, RepoFile, RepoTree } from './repo-tree';

@@ -1,7 +1,7 @@
-import type { ArgoCdChart } from '../argocd/argocd-chart';
-import { GENERATED_APPLICATIONS } from '../argocd/argocd-chart';
-import { VALUES_REF } from '../argocd/application-source';
-import type { HomelabApplication } from '../argocd/homelab-application';
+import type { ArgoCdChart } from '../homelab/argocd-chart';
+import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
+import { VALUES_REF } from '../constructs/argocd/application-source';
+import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
 
 /**

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import type { ArgoCdChart } from '../argocd/argocd-chart';
+import type { ArgoCdChart } from '../homelab/argocd-chart';
 import type { ConfigProblem } from '../shared/errors';
 import { coverageModel, isInside } from './coverage-model';
 

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { GitConfig, HomelabConfig } from '../config/homelab-config';
-import { synthesizeHomelab } from '../homelab-app';
+import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { auditCoverage, CoverageReport, findingCount } from './audit-coverage';
 import { coverageModel } from './coverage-model';
 import { formatReport, reportJson } from './format-report';

@@ -1,7 +1,15 @@
 import { App } from 'cdk8s';
-import { ApplicationSource, ArgoCdChart, ARGOCD_DIST, chartRepoUrl, HomelabApplication, repoUrlFor, SYNC_WAVES } from '../argocd';
-import { BootstrapPlan } from '../bootstrap/bootstrap-plan';
-import { allDependencies, BootstrapStep, describeWait, placeSteps, Precondition } from '../bootstrap/core';
+import { ApplicationSource, chartRepoUrl } from '../constructs/argocd/application-source';
+import { ArgoCdChart } from '../homelab/argocd-chart';
+import { ARGOCD_DIST } from '../shared/dist-layout';
+import { HomelabApplication } from '../constructs/argocd/homelab-application';
+import { repoUrlFor } from '../homelab/repo-url';
+import { SYNC_WAVES } from '../shared/sync-waves';
+import { BootstrapPlan } from '../homelab/bootstrap-plan';
+import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
+import { allDependencies } from '../constructs/bootstrap/order-steps';
+import { placeSteps } from '../output/render-steps';
+import { describeWait, Precondition } from '../constructs/bootstrap/waits';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 
 /**

@@ -1,5 +1,5 @@
 import { HomelabConfig } from '../config/homelab-config';
-import { synthesizeHomelab } from '../homelab-app';
+import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { ConfigError } from '../shared/errors';
 import { buildPlan } from './homelab-plan';
 import { renderPlanText } from './render-plan-text';

@@ -1,9 +1,9 @@
 import { HomelabConfig } from '../config/homelab-config';
 import { ConfigError } from '../shared/errors';
-import { synthesizeHomelab } from '../homelab-app';
-import { OutputValidationError } from '../validation';
-import { diffTrees, formatDiff, isEmptyDiff } from './diff-tree';
-import { OutputTree, readTree, writeTree } from './output-tree';
+import { synthesizeHomelab } from './synthesize-homelab';
+import { OutputValidationError } from '../validation/output-problem';
+import { diffTrees, formatDiff, isEmptyDiff } from '../output/diff-tree';
+import { OutputTree, readTree, writeTree } from '../output/output-tree';
 
 /** What a synthesis command did: its exit code and what it printed. */
 export interface SynthResult {

@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { OutputFile } from '../synth/output-tree';
+import { OutputFile } from '../output/output-tree';
 import { FieldPath, formatPath, isObject, JsonObject } from './field-path';
 import { OutputProblem } from './output-problem';
 

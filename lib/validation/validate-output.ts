@@ -1,5 +1,5 @@
 import { repoCredentialProblems } from './repo-credential-rules';
-import { OutputFile } from '../synth/output-tree';
+import { OutputFile } from '../output/output-tree';
 import { Finding, formatPath, isObject, show } from './field-path';
 import { isHelmValuesFile, ManifestDocument, parseOutputTree } from './manifest-documents';
 import { effectiveNamespace, objectFindings } from './object-rules';

@@ -4,9 +4,9 @@ import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { parseHomelabConfig } from '../../lib/config/parse';
-import { synthesizeHomelab } from '../../lib/homelab-app';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { ConfigError } from '../../lib/shared/errors';
-import { readTree, writeTree } from '../../lib/synth/output-tree';
+import { readTree, writeTree } from '../../lib/output/output-tree';
 import { synthesizeToDisk } from '../../lib/synth/run-synth';
 
 /**

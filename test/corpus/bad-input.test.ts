@@ -3,9 +3,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
-import { OutputTree, readTree, writeTree } from '../../lib/synth/output-tree';
+import { OutputTree, readTree, writeTree } from '../../lib/output/output-tree';
 import { synthesizeToDisk } from '../../lib/synth/run-synth';
-import { formatOutputProblems, validateOutput } from '../../lib/validation';
+import { formatOutputProblems } from '../../lib/validation/output-problem';
+import { validateOutput } from '../../lib/validation/validate-output';
 import { CORPUS_CASES } from './cases';
 
 // The committed output: every failing synth below must leave a copy of it byte for byte as it was.

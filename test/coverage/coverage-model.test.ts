@@ -1,6 +1,6 @@
 import { parseAllDocuments } from 'yaml';
-import { withoutEncrypted } from '../../lib/argocd/homelab-application';
-import { SOPS_PLUGIN_NAME } from '../../lib/bootstrap/argocd-install/argocd-install';
+import { withoutEncrypted } from '../../lib/constructs/argocd/homelab-application';
+import { SOPS_PLUGIN_NAME } from '../../lib/constructs/argocd/argocd-install';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { isInside, SOPS_ENCRYPTED_SUFFIX } from '../../lib/coverage/coverage-model';
 import { synthesized, withArgocd } from './fixture';

@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ArgoCdChart } from '../../lib/argocd/argocd-chart';
+import { ArgoCdChart } from '../../lib/homelab/argocd-chart';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { CoverageModel, coverageModel, isInside } from '../../lib/coverage/coverage-model';
-import { synthesizeHomelab } from '../../lib/homelab-app';
-import { OutputTree } from '../../lib/synth/output-tree';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import { OutputTree } from '../../lib/output/output-tree';
 
 /** A file tree: content keyed by repo-relative path. */
 export type Files = Record<string, string>;

@@ -1,7 +1,9 @@
-import { repoUrlFor } from '../../lib/argocd';
+import { repoUrlFor } from '../../lib/homelab/repo-url';
 import { parseHomelabConfig } from '../../lib/config/parse';
-import { allDependencies, describeWait, planSteps } from '../../lib/bootstrap/core';
-import { describePrecondition, describeSource } from '../../lib/plan';
+import { allDependencies } from '../../lib/constructs/bootstrap/order-steps';
+import { planSteps } from '../../lib/output/render-steps';
+import { describeWait } from '../../lib/constructs/bootstrap/waits';
+import { describePrecondition, describeSource } from '../../lib/plan/homelab-plan';
 import ddbCluster from '../../examples/ddb-cluster.config';
 import { planFor, withGit } from './util';
 

@@ -1,4 +1,4 @@
-import { MermaidIds, mermaidLabel } from '../../lib/plan';
+import { MermaidIds, mermaidLabel } from '../../lib/plan/mermaid';
 
 describe('MermaidIds', () => {
   test('prefixes and sanitizes names, so keywords and edge letters are safe', () => {

@@ -1,4 +1,4 @@
-import { overviewDiagram, renderOverview } from '../../lib/plan';
+import { overviewDiagram, renderOverview } from '../../lib/plan/render-overview';
 import { parseMermaid, planFor, withGit } from './util';
 
 describe('renderOverview, reference homelab', () => {

@@ -1,5 +1,5 @@
-import { planSteps } from '../../lib/bootstrap/core';
-import { renderPlanText } from '../../lib/plan';
+import { planSteps } from '../../lib/output/render-steps';
+import { renderPlanText } from '../../lib/plan/render-plan-text';
 import ddbCluster from '../../examples/ddb-cluster.config';
 import { parsePlanText, planFor, withGit } from './util';
 

@@ -1,4 +1,4 @@
-import { textStyle, useColor, visibleLength, wrap } from '../../lib/plan';
+import { textStyle, useColor, visibleLength, wrap } from '../../lib/plan/text-layout';
 
 describe('wrap', () => {
   test('wraps at spaces with a hanging indent', () => {

@@ -1,7 +1,7 @@
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
-import { HomelabSynthesis, synthesizeHomelab } from '../../lib/homelab-app';
-import { buildPlan, HomelabPlan } from '../../lib/plan';
+import { HomelabSynthesis, synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import { buildPlan, HomelabPlan } from '../../lib/plan/homelab-plan';
 
 /** A synthesized homelab with its config and plan. */
 export interface Planned extends HomelabSynthesis {

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
-import { readTree } from '../../lib/synth/output-tree';
+import { readTree } from '../../lib/output/output-tree';
 import { synthesizeToDisk } from '../../lib/synth/run-synth';
 
 // These tests run the real entry point (scripts/run-app.js → main.ts) in child processes.

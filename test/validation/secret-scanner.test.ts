@@ -1,4 +1,5 @@
-import { formatOutputProblem, validateOutput } from '../../lib/validation';
+import { formatOutputProblem } from '../../lib/validation/output-problem';
+import { validateOutput } from '../../lib/validation/validate-output';
 import { container, deployment, podSpec, problemsOf } from './util';
 
 // Built at run time so that no scanner (ours or GitHub's) finds a key or token in this file.

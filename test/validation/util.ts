@@ -1,5 +1,6 @@
-import { OutputTree, toYaml } from '../../lib/synth/output-tree';
-import { formatOutputProblem, validateOutput, ValidateOutputOptions } from '../../lib/validation';
+import { OutputTree, toYaml } from '../../lib/output/output-tree';
+import { formatOutputProblem } from '../../lib/validation/output-problem';
+import { validateOutput, ValidateOutputOptions } from '../../lib/validation/validate-output';
 
 /** A restricted-compliant container; `overrides` replace top-level fields. */
 export function container(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,9 +1,8 @@
 import ddbCluster from '../../examples/ddb-cluster.config';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
-import { synthesizeHomelab } from '../../lib/homelab-app';
-import {
-  assertValidOutput, formatOutputProblem, formatOutputProblems, OutputValidationError, validateOutput,
-} from '../../lib/validation';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import { formatOutputProblem, formatOutputProblems, OutputValidationError } from '../../lib/validation/output-problem';
+import { assertValidOutput, validateOutput } from '../../lib/validation/validate-output';
 import { container, deployment, podSpec, problemsOf, treeOf } from './util';
 
 test('the default synthesis and the ddb-cluster example have zero problems', () => {

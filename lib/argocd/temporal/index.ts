@@ -1,2 +1,0 @@
-export * from './temporal-application';
-export * from './temporal-values';

@@ -1,2 +1,0 @@
-export * from './argocd-install';
-export * from './health-checks';

@@ -1,4 +1,0 @@
-export * from './cnpg-cluster';
-export * from './cnpg-database';
-export * from './cnpg-operator';
-export * from './wait-for-postgres-job';

@@ -1,4 +1,0 @@
-export * from './bootstrap-step';
-export * from './order-steps';
-export * from './waits';
-export * from './render-steps';

@@ -1,2 +1,0 @@
-export * from './forgejo-server';
-export * from './redis';

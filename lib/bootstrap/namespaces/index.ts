@@ -1,1 +1,0 @@
-export * from './pod-security-namespace';

@@ -1,0 +1,163 @@
+import { k8s } from 'cdk8s-plus-30';
+import { Construct } from 'constructs';
+import { COMMON_LABELS } from '../../shared/labels';
+import { SOPS_PLUGIN_NAME } from '../../shared/names';
+import { ARGOCD_INSTALL_URL, ARGOCD_VERSION, IMAGES } from '../../shared/pins';
+import { restrictedContainerSecurityContext } from '../../shared/security';
+import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
+import { StepWait } from '../bootstrap/waits';
+import { APPLICATION_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from './health-checks';
+
+/** Properties for `ArgoCdInstall`. */
+export interface ArgoCdInstallProps {
+  /**
+   * Namespace Argo CD is installed into.
+   * @default 'argocd'
+   */
+  readonly namespace?: string;
+  /**
+   * Name of the Secret (key `keys.txt`) holding the age key the SOPS plugin decrypts with. Provided out of
+   * band; the sidecar starts without it, and only `*.enc.yaml` rendering fails until it exists.
+   * @default 'sops-age'
+   */
+  readonly sopsAgeSecretName?: string;
+  /**
+   * How long the runbook waits for each Argo CD component.
+   * @default 600
+   */
+  readonly timeoutSeconds?: number;
+}
+
+export { SOPS_PLUGIN_NAME };
+
+/** Deployments of the upstream non-HA install, each waited for. */
+const ARGOCD_DEPLOYMENTS = [
+  'argocd-applicationset-controller', 'argocd-dex-server', 'argocd-notifications-controller', 'argocd-redis',
+  'argocd-repo-server', 'argocd-server',
+];
+
+/**
+ * Argo CD at the pinned release, installed from the upstream `install.yaml` of that tag through a generated
+ * kustomization. Why not Helm: no argo-helm chart for 3.5.x was published when this was pinned, and the
+ * upstream manifest of the tag is exactly what the pinned CRDs in `imports/` were generated from. The
+ * kustomization patches in what the platform needs:
+ *
+ * - `argocd-cm`: health checks for `Application` (app-of-apps waves really wait) and CNPG `Database`;
+ * - the repo-server: a SOPS Config Management Plugin sidecar for the `sops-secrets` Application.
+ *
+ * Applied with server-side apply: the CRDs exceed the client-side annotation limit.
+ */
+export class ArgoCdInstall extends Construct implements IBootstrapComponent {
+  public readonly version = ARGOCD_VERSION;
+  public readonly namespace: string;
+  public readonly sopsAgeSecretName: string;
+  public readonly timeoutSeconds: number;
+  /** Health customizations written to `argocd-cm`, keyed by the `argocd-cm` key. */
+  public readonly healthChecks: Readonly<Record<string, string>>;
+  /** The upstream manifest with the `argocd-cm` and repo-server patches, then waits for every component. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
+
+  constructor(scope: Construct, id: string, props: ArgoCdInstallProps = {}) {
+    super(scope, id);
+    this.namespace = props.namespace ?? 'argocd';
+    this.sopsAgeSecretName = props.sopsAgeSecretName ?? 'sops-age';
+    this.timeoutSeconds = props.timeoutSeconds ?? 600;
+    this.healthChecks = {
+      'resource.customizations.health.argoproj.io_Application': APPLICATION_HEALTH_LUA,
+      'resource.customizations.health.postgresql.cnpg.io_Database': CNPG_DATABASE_HEALTH_LUA,
+    };
+    if (!Number.isInteger(this.timeoutSeconds) || this.timeoutSeconds < 1) {
+      throw new Error(`${this.node.path}: 'timeoutSeconds' must be a positive integer, got ${this.timeoutSeconds}.`);
+    }
+
+    // Strategic-merge patch: only `data` is added; the upstream labels stay.
+    const argocdCm = new k8s.KubeConfigMap(this, 'ArgoCdCm', {
+      metadata: { name: 'argocd-cm' },
+      data: { ...this.healthChecks },
+    });
+
+    const pluginConfig = new k8s.KubeConfigMap(this, 'SopsPlugin', {
+      metadata: { name: 'argocd-cmp-sops', labels: { ...COMMON_LABELS } },
+      data: { 'plugin.yaml': SOPS_PLUGIN_YAML },
+    });
+    const repoServer = new k8s.KubeDeployment(this, 'RepoServerPatch', {
+      metadata: { name: 'argocd-repo-server' },
+      spec: {
+        selector: {},
+        template: {
+          spec: {
+            containers: [this.sopsSidecar()],
+            volumes: [
+              { name: 'cmp-sops-config', configMap: { name: pluginConfig.name } },
+              { name: 'cmp-sops-tmp', emptyDir: {} },
+              { name: 'sops-age', secret: { secretName: this.sopsAgeSecretName, optional: true } },
+            ],
+          },
+        },
+      },
+    });
+
+    const waits: StepWait[] = [{
+      kind: 'crds-established',
+      crds: ['applications.argoproj.io', 'applicationsets.argoproj.io', 'appprojects.argoproj.io'],
+      timeoutSeconds: this.timeoutSeconds,
+    }];
+    for (const deployment of ARGOCD_DEPLOYMENTS) {
+      waits.push({ kind: 'rollout', namespace: this.namespace, deployment, timeoutSeconds: this.timeoutSeconds });
+    }
+    waits.push({
+      kind: 'statefulset-rollout', namespace: this.namespace, statefulSet: 'argocd-application-controller', timeoutSeconds: this.timeoutSeconds,
+    });
+    this.bootstrapRequirements = {
+      kustomization: { remoteResources: [ARGOCD_INSTALL_URL], namespace: this.namespace },
+      patches: [argocdCm, repoServer],
+      waits,
+    };
+  }
+
+  /** The CMP sidecar: runs `argocd-cmp-server` (shared from the repo-server) with SOPS next to it. */
+  private sopsSidecar(): k8s.Container {
+    return {
+      name: 'cmp-sops',
+      image: IMAGES.sops,
+      command: ['/var/run/argocd/argocd-cmp-server'],
+      env: [{ name: 'SOPS_AGE_KEY_FILE', value: '/sops/keys.txt' }],
+      // uid 999 is what Argo CD requires of plugin sidecars.
+      securityContext: restrictedContainerSecurityContext(999),
+      resources: {
+        requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('64Mi') },
+        limits: { memory: k8s.Quantity.fromString('256Mi') },
+      },
+      volumeMounts: [
+        { name: 'var-files', mountPath: '/var/run/argocd' },
+        { name: 'plugins', mountPath: '/home/argocd/cmp-server/plugins' },
+        { name: 'cmp-sops-config', mountPath: '/home/argocd/cmp-server/config/plugin.yaml', subPath: 'plugin.yaml' },
+        // The sidecar needs its own /tmp, never the repo-server's.
+        { name: 'cmp-sops-tmp', mountPath: '/tmp' },
+        { name: 'sops-age', mountPath: '/sops', readOnly: true },
+      ],
+    };
+  }
+}
+
+/**
+ * The plugin: prints every `*.enc.yaml` under the Application's path, decrypted, as one YAML stream in sorted
+ * order.
+ */
+const SOPS_PLUGIN_YAML = `apiVersion: argoproj.io/v1alpha1
+kind: ConfigManagementPlugin
+metadata:
+  name: ${SOPS_PLUGIN_NAME}
+spec:
+  # No discover rule: the plugin runs only for Applications that name it (sops-secrets). With one, Argo CD
+  # would hand it every plain directory that holds a *.enc.yaml and drop the other manifests.
+  generate:
+    command: [sh, -c]
+    args:
+      - |
+        set -eu
+        find . -type f -name '*.enc.yaml' | LC_ALL=C sort | while IFS= read -r f; do
+          echo '---'
+          sops --decrypt "$f"
+        done
+`;

@@ -1,0 +1,99 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { CnpgCluster } from '../cnpg/cnpg-cluster';
+import { CnpgDatabase } from '../cnpg/cnpg-database';
+import { ARGOCD_DIST } from '../../shared/dist-layout';
+import { HomelabApplication } from './homelab-application';
+import { HomelabProject } from './homelab-project';
+import { HomelabRepo } from './homelab-repo';
+import { ManagedNamespaceMetadata } from './sync-policy';
+import { SYNC_WAVE_ANNOTATION, SYNC_WAVES, SyncWave } from '../../shared/sync-waves';
+
+/** Properties for `DataSchemas`. */
+export interface DataSchemasProps {
+  readonly project: HomelabProject;
+  readonly repo: HomelabRepo;
+  /**
+   * CNPG Clusters this Application delivers (`deliveredBy: 'argocd'`).
+   * @default []
+   */
+  readonly clusters?: readonly CnpgCluster[];
+  /** CNPG Databases this Application delivers (`deliveredBy: 'argocd'`); at least one object overall. */
+  readonly databases: readonly CnpgDatabase[];
+  /**
+   * Name of the Application.
+   * @default 'data-schemas'
+   */
+  readonly name?: string;
+  /**
+   * Sync wave; later waves are gated by the Databases' health (`status.applied`).
+   * @default SYNC_WAVES.DATA
+   */
+  readonly syncWave?: SyncWave;
+  /**
+   * Let Argo CD create the destination namespace (when no Phase-0 step declares it).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Metadata of the namespace Argo CD creates; only with `createNamespace`.
+   * @default - none
+   */
+  readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
+  /**
+   * Applications that must be healthy first (the one delivering the role Secrets).
+   * @default []
+   */
+  readonly dependsOn?: readonly HomelabApplication[];
+}
+
+/**
+ * The `data-schemas` Application: the CNPG `Database` CRs (and the `Cluster`s delivered by Argo CD) of the
+ * shared clusters, generated with `CnpgCluster` and `CnpgDatabase` into `dist/data-schemas/<cluster>.yaml`.
+ * Within the Application a delivered Cluster syncs before its Databases (resource waves 0 and 1), because
+ * CNPG rejects a Database whose Cluster does not exist. Applications in later waves are gated by the
+ * Database health check the Phase-0 Argo CD install configures.
+ *
+ * @see https://cloudnative-pg.io/documentation/1.30/declarative_database_management/
+ */
+export class DataSchemas extends HomelabApplication {
+  public readonly clusters: readonly CnpgCluster[];
+  public readonly databases: readonly CnpgDatabase[];
+
+  constructor(scope: Construct, id: string, props: DataSchemasProps) {
+    const clusters = [...(props.clusters ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const databases = [...props.databases].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const name = props.name ?? 'data-schemas';
+    if (clusters.length + databases.length === 0) {
+      throw new Error(`application '${name}': has nothing to deliver. Set deliveredBy: 'argocd' on a cluster or database, or drop the Application.`);
+    }
+    const namespaces = [...new Set([...clusters, ...databases].map((o) => o.namespace))].sort();
+    super(scope, id, {
+      name,
+      project: props.project,
+      repo: props.repo,
+      sources: [{ kind: 'git-path', path: props.repo.distFile(ARGOCD_DIST.dataSchemas) }],
+      namespace: namespaces[0],
+      additionalNamespaces: namespaces.slice(1),
+      syncWave: props.syncWave ?? SYNC_WAVES.DATA,
+      syncOptions: props.createNamespace ? ['CreateNamespace'] : [],
+      managedNamespaceMetadata: props.managedNamespaceMetadata,
+      dependsOn: props.dependsOn,
+    });
+    this.clusters = clusters;
+    this.databases = databases;
+
+    for (const cluster of clusters) cluster.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '0');
+    for (const db of databases) {
+      if (clusters.includes(db.cluster)) db.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '1');
+    }
+  }
+
+  /** The file of each object this Application delivers: one per cluster, `data-schemas/<cluster>.yaml`. */
+  public fileOfObjects(): [ApiObject, string][] {
+    return [
+      ...this.clusters.map((c): [ApiObject, string] => [c.resource, `${ARGOCD_DIST.dataSchemas}/${c.name}.yaml`]),
+      ...this.databases.map((d): [ApiObject, string] => [d.resource, `${ARGOCD_DIST.dataSchemas}/${d.cluster.name}.yaml`]),
+    ];
+  }
+}

@@ -1,0 +1,182 @@
+import { Construct } from 'constructs';
+import { Cluster, ClusterSpecManagedRolesEnsure, ClusterSpecResourcesLimits, ClusterSpecResourcesRequests } from '../../../imports/cnpg-cluster-postgresql.cnpg.io';
+import { CNPG_RESOURCE_DEFAULTS } from '../../shared/cnpg-defaults';
+import { IMAGES } from '../../shared/pins';
+
+/** Properties for `CnpgCluster`. */
+export interface CnpgClusterProps {
+  /** Name of the `Cluster`. */
+  readonly name: string;
+  /** Namespace of the `Cluster`. */
+  readonly namespace: string;
+  /**
+   * Number of PostgreSQL instances.
+   * @default 1
+   */
+  readonly instances?: number;
+  /**
+   * Database created by `initdb`.
+   * @default 'app'
+   */
+  readonly initdbDatabase?: string;
+  /**
+   * Owner role created by `initdb`.
+   * @default - the same as `initdbDatabase`
+   */
+  readonly initdbOwner?: string;
+  /**
+   * Size of each instance's data volume.
+   * @default '10Gi'
+   */
+  readonly storageSize?: string;
+  /**
+   * StorageClass of the data volumes.
+   * @default - the cluster's default StorageClass
+   */
+  readonly storageClass?: string;
+  /**
+   * Tolerate control-plane taints and prefer (never require) one instance per node.
+   * @default true
+   */
+  readonly controlPlaneFriendly?: boolean;
+  /**
+   * Login roles CNPG manages, each with its password in the Secret `<cluster>-<role>`.
+   * @default []
+   */
+  readonly managedRoles?: readonly string[];
+  /**
+   * CPU each instance requests.
+   * @default '100m'
+   */
+  readonly cpuRequest?: string;
+  /**
+   * Memory each instance requests.
+   * @default '512Mi'
+   */
+  readonly memoryRequest?: string;
+  /**
+   * Memory limit of each instance (also sizes PostgreSQL's shared memory expectations: keep it generous).
+   * @default '1Gi'
+   */
+  readonly memoryLimit?: string;
+  /**
+   * PostgreSQL operand image.
+   * @default - the pinned image of `lib/shared/pins.ts`
+   */
+  readonly imageName?: string;
+}
+
+export { CNPG_RESOURCE_DEFAULTS };
+
+/** Taints a control-plane node carries; tolerating them lets instances run on a control-plane-only cluster. */
+const CONTROL_PLANE_TAINTS = ['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master'];
+
+/**
+ * A CloudNativePG `Cluster`. Exposes the names other constructs need (services, the generated app Secret,
+ * roles), so nobody retypes them.
+ *
+ * @see https://cloudnative-pg.io/documentation/1.30/bootstrap/
+ */
+export class CnpgCluster extends Construct {
+  public readonly name: string;
+  public readonly namespace: string;
+  public readonly instances: number;
+  public readonly initdbDatabase: string;
+  public readonly initdbOwner: string;
+  public readonly storageSize: string;
+  public readonly controlPlaneFriendly: boolean;
+  public readonly managedRoles: readonly string[];
+  public readonly cpuRequest: string;
+  public readonly memoryRequest: string;
+  public readonly memoryLimit: string;
+  /** The `Cluster` object. */
+  public readonly resource: Cluster;
+
+  constructor(scope: Construct, id: string, props: CnpgClusterProps) {
+    super(scope, id);
+    this.name = props.name;
+    this.namespace = props.namespace;
+    this.instances = props.instances ?? 1;
+    this.initdbDatabase = props.initdbDatabase ?? 'app';
+    this.initdbOwner = props.initdbOwner ?? this.initdbDatabase;
+    this.storageSize = props.storageSize ?? '10Gi';
+    this.controlPlaneFriendly = props.controlPlaneFriendly ?? true;
+    this.managedRoles = [...(props.managedRoles ?? [])].sort();
+    this.cpuRequest = props.cpuRequest ?? CNPG_RESOURCE_DEFAULTS.cpuRequest;
+    this.memoryRequest = props.memoryRequest ?? CNPG_RESOURCE_DEFAULTS.memoryRequest;
+    this.memoryLimit = props.memoryLimit ?? CNPG_RESOURCE_DEFAULTS.memoryLimit;
+
+    if (!Number.isInteger(this.instances) || this.instances < 1) {
+      throw new Error(`postgres cluster '${this.name}': instances must be an integer of at least 1, got ${this.instances}. ` +
+        `Set postgresClusters.${this.name}.instances in the homelab config.`);
+    }
+    if (this.managedRoles.includes(this.initdbOwner)) {
+      throw new Error(`postgres cluster '${this.name}': role '${this.initdbOwner}' is both the initdb owner and a managed role. ` +
+        `Remove it from postgresClusters.${this.name}.managedRoles.`);
+    }
+
+    this.resource = new Cluster(this, 'Resource', {
+      metadata: { name: this.name, namespace: this.namespace },
+      spec: {
+        instances: this.instances,
+        imageName: props.imageName ?? IMAGES.postgres,
+        bootstrap: { initdb: { database: this.initdbDatabase, owner: this.initdbOwner } },
+        storage: { size: this.storageSize, storageClass: props.storageClass },
+        resources: {
+          requests: { cpu: ClusterSpecResourcesRequests.fromString(this.cpuRequest), memory: ClusterSpecResourcesRequests.fromString(this.memoryRequest) },
+          limits: { memory: ClusterSpecResourcesLimits.fromString(this.memoryLimit) },
+        },
+        ...(this.controlPlaneFriendly ? {
+          affinity: {
+            enablePodAntiAffinity: true,
+            // preferred, not required: with 3 instances on a partly schedulable 3-node cluster, required
+            // anti-affinity leaves an instance Pending forever and the Cluster never becomes Ready.
+            podAntiAffinityType: 'preferred',
+            topologyKey: 'kubernetes.io/hostname',
+            tolerations: CONTROL_PLANE_TAINTS.map((key) => ({ key, operator: 'Exists', effect: 'NoSchedule' })),
+          },
+        } : {}),
+        ...(this.managedRoles.length > 0 ? {
+          managed: {
+            roles: this.managedRoles.map((role) => ({
+              name: role,
+              ensure: ClusterSpecManagedRolesEnsure.PRESENT,
+              login: true,
+              passwordSecret: { name: this.roleSecretName(role) },
+            })),
+          },
+        } : {}),
+      },
+    });
+  }
+
+  /** The read-write Service CNPG defines for the primary. */
+  public get readWriteServiceName(): string {
+    return `${this.name}-rw`;
+  }
+
+  /** In-cluster host of the primary. */
+  public get readWriteHost(): string {
+    return `${this.readWriteServiceName}.${this.namespace}.svc`;
+  }
+
+  /** The Secret CNPG generates with the `initdb` owner's credentials (keys `username`, `password`, ...). */
+  public get appSecretName(): string {
+    return `${this.name}-app`;
+  }
+
+  /** The `kubernetes.io/basic-auth` Secret a managed role's password is read from. */
+  public roleSecretName(role: string): string {
+    return `${this.name}-${role.replace(/_/g, '-')}`;
+  }
+
+  /** Whether `role` exists on the cluster once it is ready. */
+  public hasRole(role: string): boolean {
+    return role === this.initdbOwner || this.managedRoles.includes(role);
+  }
+
+  /** All roles, initdb owner first. */
+  public get roles(): readonly string[] {
+    return [this.initdbOwner, ...this.managedRoles];
+  }
+}

@@ -1,0 +1,355 @@
+import { Duration, Size } from 'cdk8s';
+import {
+  Cpu, Deployment, DeploymentStrategy, EnvValue, FsGroupChangePolicy, ImagePullPolicy, k8s,
+  PersistentVolumeClaim, Probe, Secret, Service, ServiceType, Volume,
+} from 'cdk8s-plus-30';
+import { Construct } from 'constructs';
+import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
+import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
+import { IMAGES } from '../../shared/pins';
+import { CnpgCluster } from '../cnpg/cnpg-cluster';
+import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
+import { Precondition } from '../bootstrap/waits';
+import { Redis } from './redis';
+import { hasSubUnitSuffix, isPositiveQuantity, parseQuantity } from '../../shared/quantity';
+
+/**
+ * The PostgreSQL database Forgejo uses. A `CnpgDatabase` fits as is; for the database `initdb` created, pass
+ * `{ cluster, pgName: cluster.initdbDatabase, owner: cluster.initdbOwner }`.
+ */
+export interface ForgejoDatabase {
+  /** The CNPG cluster that hosts the database. */
+  readonly cluster: CnpgCluster;
+  /** PostgreSQL name of the database. */
+  readonly pgName: string;
+  /** Role that owns the database; Forgejo logs in as this role. */
+  readonly owner: string;
+}
+
+/** Properties for `ForgejoServer`. */
+export interface ForgejoServerProps {
+  /** Namespace of Forgejo, its volume, Services and (unless `redis` is given) its Redis. */
+  readonly namespace: string;
+
+  /** The database Forgejo connects to, on the primary of its cluster. */
+  readonly database: ForgejoDatabase;
+
+  /**
+   * Secret in `namespace` with keys `username` and `password` for the database. Read by reference; its values
+   * never reach the output. Required when the cluster is in another namespace or `database.owner` is not the
+   * cluster's `initdb` owner, because then the CNPG-generated Secret is unreadable or holds another role.
+   * The runbook checks that it exists before applying Forgejo.
+   *
+   * @default - the CNPG-generated `<cluster>-app` Secret
+   */
+  readonly databaseSecret?: string;
+
+  /**
+   * Size of the volume mounted at `/var/lib/gitea` (repositories, `app.ini`, SSH host keys).
+   *
+   * @default '20Gi'
+   */
+  readonly storageSize?: string;
+
+  /**
+   * StorageClass of the volume.
+   *
+   * @default - the cluster's default StorageClass
+   */
+  readonly storageClass?: string;
+
+  /**
+   * Forgejo image; must be a `-rootless` variant (uid 1000, HTTP 3000, SSH 2222, data in `/var/lib/gitea`).
+   *
+   * @default - the pinned Forgejo image of `lib/shared/pins.ts`
+   */
+  readonly image?: string;
+
+  /**
+   * Redis for the cache, sessions and queues.
+   *
+   * @default - a `Redis` named `forgejo-redis` in `namespace`, defined inside this construct
+   */
+  readonly redis?: Redis;
+
+  /**
+   * Public URL of Forgejo (`[server] ROOT_URL`); its host becomes `DOMAIN` and `SSH_DOMAIN`, the hosts shown
+   * in clone URLs.
+   *
+   * @default - `inClusterHttpUrl` followed by `/`, with the in-cluster hosts of the HTTP and SSH Services
+   * @see https://forgejo.org/docs/latest/admin/config-cheat-sheet/#server-server
+   */
+  readonly rootUrl?: string;
+
+  /**
+   * How long the runbook waits for the rollout when the scope is a bootstrap step. The first start runs the
+   * database migrations, which the startup probe allows up to five minutes.
+   *
+   * @default Duration.minutes(10)
+   */
+  readonly rolloutTimeout?: Duration;
+
+  /**
+   * Secret (key `secret-key`) holding Forgejo's `[security] SECRET_KEY`, which encrypts 2FA secrets and other
+   * data at rest. Without it Forgejo falls back to a built-in, publicly known key. Inside a bootstrap step the
+   * runbook creates it with a random value when it does not exist, and keeps it on every re-run.
+   *
+   * @default 'forgejo-secret-key'
+   */
+  readonly secretKeySecret?: string;
+}
+
+/** Uid and gid of the `git` user of the rootless image. */
+const FORGEJO_UID = 1000;
+const HTTP_PORT = 3000;
+const SSH_PORT = 2222;
+/** The rootless image's data directory; its default `app.ini` is `custom/conf/app.ini` under it, so writable. */
+const DATA_PATH = '/var/lib/gitea';
+/** Forgejo's health endpoint: 200 for pass and warn, 424 when the database or cache fails. */
+const HEALTH_PATH = '/api/healthz';
+
+/**
+ * Forgejo, rootless, as a single-replica Deployment on a ReadWriteOnce volume, with its Redis.
+ *
+ * Configuration is entirely environment variables (`FORGEJO__section__KEY`, which Forgejo writes into its
+ * `app.ini`): PostgreSQL on the cluster's read-write Service with the credentials read by reference from a
+ * Secret, cache, sessions and queues on Redis, and `INSTALL_LOCK` so the web installer never runs.
+ *
+ * Defines the volume claim, the Deployment (strategy `Recreate`, because the volume attaches to one node at a
+ * time), the Services `forgejo-http` (3000) and `forgejo-ssh` (2222), and a `Redis` unless one is given. Every
+ * selector is `app.kubernetes.io/name` plus `app.kubernetes.io/instance`, never a construct path. Inside a
+ * `BootstrapStep` it adds rollout waits and, for a Secret the user provides, a precondition that it exists.
+ *
+ * It does not wait for the database: compose it after a `WaitForPostgresJob` with `node.addDependency()`.
+ *
+ * @see https://forgejo.org/docs/latest/admin/config-cheat-sheet/
+ */
+export class ForgejoServer extends Construct implements IBootstrapComponent {
+  /** Name of the Deployment, and prefix of every other object's name. */
+  public readonly name = 'forgejo';
+  public readonly namespace: string;
+  public readonly database: ForgejoDatabase;
+  /** The Secret the database credentials are read from. */
+  public readonly databaseSecret: string;
+  /** The Secret Forgejo's `SECRET_KEY` is read from (key `secret-key`). */
+  public readonly secretKeySecret: string;
+  public readonly storageSize: string;
+  public readonly storageClass?: string;
+  public readonly image: string;
+  public readonly rootUrl: string;
+  /** Host shown in SSH clone URLs (`[server] SSH_DOMAIN`). */
+  public readonly sshDomain: string;
+  public readonly rolloutTimeout: Duration;
+  public readonly redis: Redis;
+  /** Forgejo's secret key generated once and its database Secret checked before apply; Redis and Forgejo rolled out after. */
+  public readonly bootstrapRequirements: BootstrapRequirements;
+  /** The labels the Services and the Deployment select on. */
+  public readonly selector: Readonly<Record<string, string>>;
+  public readonly httpServiceName: string;
+  public readonly httpPort = HTTP_PORT;
+  public readonly sshServiceName: string;
+  public readonly sshPort = SSH_PORT;
+  /** Name of the claim mounted at `/var/lib/gitea`. */
+  public readonly claimName: string;
+  public readonly deployment: Deployment;
+  public readonly httpService: Service;
+  public readonly sshService: Service;
+
+  constructor(scope: Construct, id: string, props: ForgejoServerProps) {
+    super(scope, id);
+    this.namespace = props.namespace;
+    this.database = props.database;
+    this.storageSize = props.storageSize ?? '20Gi';
+    this.storageClass = props.storageClass;
+    this.image = props.image ?? IMAGES.forgejo;
+    this.rolloutTimeout = props.rolloutTimeout ?? Duration.minutes(10);
+    this.httpServiceName = `${this.name}-http`;
+    this.sshServiceName = `${this.name}-ssh`;
+    this.claimName = `${this.name}-data`;
+    this.rootUrl = props.rootUrl ?? `${this.inClusterHttpUrl}/`;
+    this.databaseSecret = props.databaseSecret ?? this.defaultDatabaseSecret();
+    this.secretKeySecret = props.secretKeySecret ?? 'forgejo-secret-key';
+    const host = rootUrlHost(this.rootUrl);
+    this.sshDomain = props.rootUrl !== undefined ? host : `${this.sshServiceName}.${this.namespace}.svc.cluster.local`;
+
+    const size = parseQuantity(this.storageSize);
+    if (size === undefined || !isPositiveQuantity(size) || hasSubUnitSuffix(size)) {
+      throw new Error(`forgejo: storageSize must be a Kubernetes quantity such as '20Gi', got '${this.storageSize}'. ` +
+        'Set forgejo.storageSize in the homelab config.');
+    }
+
+    this.redis = props.redis ?? new Redis(this, 'Redis', { namespace: this.namespace, name: `${this.name}-redis` });
+    this.selector = selectorLabels('forgejo', this.name);
+    const labels = { ...COMMON_LABELS, ...this.selector };
+    const metadata = (name: string) => ({ name, namespace: this.namespace, labels });
+
+    const claim = new k8s.KubePersistentVolumeClaim(this, 'Data', {
+      metadata: metadata(this.claimName),
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: this.storageClass,
+        resources: { requests: { storage: k8s.Quantity.fromString(this.storageSize) } },
+      },
+    });
+
+    const dataVolume = Volume.fromPersistentVolumeClaim(this, 'DataVolume', PersistentVolumeClaim.fromClaimName(this, 'Claim', claim.name), {
+      name: 'data',
+    });
+    const credentials = Secret.fromSecretName(this, 'DatabaseSecret', this.databaseSecret);
+    const cluster = this.database.cluster;
+    this.deployment = new Deployment(this, 'Resource', {
+      metadata: metadata(this.name),
+      // Selected explicitly below: the default selector is the construct path, and a selector is immutable.
+      select: false,
+      podMetadata: { labels },
+      replicas: 1,
+      // The ReadWriteOnce volume cannot be attached to a second pod on another node during a rolling update.
+      strategy: DeploymentStrategy.recreate(),
+      automountServiceAccountToken: false,
+      // Service links would inject FORGEJO_HTTP_PORT=tcp://... and the like, which the image mirrors into GITEA_*.
+      enableServiceLinks: false,
+      securityContext: {
+        ensureNonRoot: true,
+        user: FORGEJO_UID,
+        group: FORGEJO_UID,
+        fsGroup: FORGEJO_UID,
+        // The volume holds every repository; a recursive chown on each start would take minutes.
+        fsGroupChangePolicy: FsGroupChangePolicy.ON_ROOT_MISMATCH,
+      },
+      containers: [{
+        name: 'forgejo',
+        image: this.image,
+        imagePullPolicy: ImagePullPolicy.IF_NOT_PRESENT,
+        ports: [{ number: HTTP_PORT, name: 'http' }, { number: SSH_PORT, name: 'ssh' }],
+        envVariables: {
+          GITEA_TEMP: EnvValue.fromValue('/tmp/gitea'),
+          FORGEJO__database__DB_TYPE: EnvValue.fromValue('postgres'),
+          FORGEJO__database__HOST: EnvValue.fromValue(`${cluster.readWriteHost}:5432`),
+          FORGEJO__database__NAME: EnvValue.fromValue(this.database.pgName),
+          FORGEJO__database__USER: EnvValue.fromSecretValue({ secret: credentials, key: 'username' }),
+          FORGEJO__database__PASSWD: EnvValue.fromSecretValue({ secret: credentials, key: 'password' }),
+          // CNPG always serves TLS; `require` encrypts without verifying its self-signed CA.
+          FORGEJO__database__SSL_MODE: EnvValue.fromValue('require'),
+          FORGEJO__cache__ADAPTER: EnvValue.fromValue('redis'),
+          FORGEJO__cache__HOST: EnvValue.fromValue(this.redis.url),
+          FORGEJO__session__PROVIDER: EnvValue.fromValue('redis'),
+          FORGEJO__session__PROVIDER_CONFIG: EnvValue.fromValue(this.redis.url),
+          FORGEJO__queue__TYPE: EnvValue.fromValue('redis'),
+          FORGEJO__queue__CONN_STR: EnvValue.fromValue(this.redis.url),
+          FORGEJO__server__ROOT_URL: EnvValue.fromValue(this.rootUrl),
+          FORGEJO__server__DOMAIN: EnvValue.fromValue(host),
+          FORGEJO__server__SSH_DOMAIN: EnvValue.fromValue(this.sshDomain),
+          FORGEJO__server__HTTP_PORT: EnvValue.fromValue(String(HTTP_PORT)),
+          FORGEJO__server__START_SSH_SERVER: EnvValue.fromValue('true'),
+          FORGEJO__server__SSH_PORT: EnvValue.fromValue(String(SSH_PORT)),
+          FORGEJO__server__SSH_LISTEN_PORT: EnvValue.fromValue(String(SSH_PORT)),
+          FORGEJO__security__INSTALL_LOCK: EnvValue.fromValue('true'),
+          FORGEJO__security__SECRET_KEY: EnvValue.fromSecretValue({ secret: Secret.fromSecretName(this, 'SecretKey', this.secretKeySecret), key: 'secret-key' }),
+        },
+        volumeMounts: [
+          { path: DATA_PATH, volume: dataVolume },
+          // The root filesystem is read-only; GITEA_TEMP lives here.
+          { path: '/tmp', volume: Volume.fromEmptyDir(this, 'TmpVolume', 'tmp', { sizeLimit: Size.gibibytes(1) }) },
+        ],
+        resources: {
+          cpu: { request: Cpu.millis(100) },
+          memory: { request: Size.mebibytes(256), limit: Size.gibibytes(1) },
+        },
+        securityContext: restrictedPlusSecurityContext(FORGEJO_UID),
+        // Up to five minutes for the first start, which migrates an empty database.
+        startup: Probe.fromHttpGet(HEALTH_PATH, {
+          port: HTTP_PORT,
+          periodSeconds: Duration.seconds(10),
+          timeoutSeconds: Duration.seconds(5),
+          failureThreshold: 30,
+        }),
+        readiness: Probe.fromHttpGet(HEALTH_PATH, {
+          port: HTTP_PORT,
+          periodSeconds: Duration.seconds(10),
+          timeoutSeconds: Duration.seconds(5),
+          failureThreshold: 3,
+        }),
+        // TCP, not healthz: a database or Redis outage makes healthz fail, and a restart would not fix it.
+        liveness: Probe.fromTcpSocket({
+          port: HTTP_PORT,
+          periodSeconds: Duration.seconds(20),
+          timeoutSeconds: Duration.seconds(5),
+          failureThreshold: 6,
+        }),
+      }],
+    });
+    selectStably(this.deployment, this.selector);
+    // Without Redis, Forgejo's cache, session and queue setup fails at start.
+    this.deployment.node.addDependency(this.redis);
+
+    this.httpService = this.exposePort('HttpService', this.httpServiceName, 'http', HTTP_PORT);
+    this.sshService = this.exposePort('SshService', this.sshServiceName, 'ssh', SSH_PORT);
+
+    const preconditions: Precondition[] = [
+      { kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 },
+    ];
+    if (!this.usesClusterSecret) {
+      preconditions.push({
+        kind: 'secret-exists',
+        namespace: this.namespace,
+        name: this.databaseSecret,
+        hint: `Create Secret '${this.databaseSecret}' in namespace '${this.namespace}' with keys 'username' and 'password' ` +
+          `for PostgreSQL role '${this.database.owner}' on cluster '${cluster.name}' (forgejo.databaseSecret).`,
+      });
+    }
+    this.bootstrapRequirements = {
+      preconditions,
+      waits: [
+        ...(this.redis.bootstrapRequirements.waits ?? []),
+        { kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() },
+      ],
+    };
+  }
+
+  /** In-cluster URL of the HTTP Service, without a trailing slash. */
+  public get inClusterHttpUrl(): string {
+    return `http://${this.httpServiceName}.${this.namespace}.svc.cluster.local:${HTTP_PORT}`;
+  }
+
+  /** Whether the credentials come from the Secret CNPG generates, rather than one the user provides. */
+  public get usesClusterSecret(): boolean {
+    const cluster = this.database.cluster;
+    return cluster.namespace === this.namespace && this.databaseSecret === cluster.appSecretName;
+  }
+
+  /** The CNPG app Secret, when Forgejo can read it and it holds the owner's credentials. */
+  private defaultDatabaseSecret(): string {
+    const cluster = this.database.cluster;
+    const fix = `Set forgejo.databaseSecret to a Secret in namespace '${this.namespace}' with keys 'username' and 'password' ` +
+      `for role '${this.database.owner}'.`;
+    if (cluster.namespace !== this.namespace) {
+      throw new Error(`forgejo: postgres cluster '${cluster.name}' is in namespace '${cluster.namespace}', not '${this.namespace}', ` +
+        `so Forgejo cannot read its Secret '${cluster.appSecretName}' (a pod reads Secrets of its own namespace only). ${fix}`);
+    }
+    if (this.database.owner !== cluster.initdbOwner) {
+      throw new Error(`forgejo: database owner '${this.database.owner}' is not the initdb owner '${cluster.initdbOwner}' of ` +
+        `postgres cluster '${cluster.name}', so its Secret '${cluster.appSecretName}' holds the wrong role. ${fix}`);
+    }
+    return cluster.appSecretName;
+  }
+
+  /** Defines a ClusterIP Service for one container port that selects exactly the Deployment's pods. */
+  private exposePort(id: string, name: string, portName: string, port: number): Service {
+    const service = new Service(this, id, {
+      metadata: { name, namespace: this.namespace, labels: { ...COMMON_LABELS, ...this.selector } },
+      type: ServiceType.CLUSTER_IP,
+      ports: [{ name: portName, port, targetPort: port }],
+    });
+    for (const [key, value] of Object.entries(this.deployment.matchLabels)) service.selectLabel(key, value);
+    return service;
+  }
+}
+
+/** The host of `rootUrl`; throws when it is not an absolute http(s) URL. */
+function rootUrlHost(rootUrl: string): string {
+  const url = URL.canParse(rootUrl) ? new URL(rootUrl) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new Error(`forgejo: rootUrl must be an absolute http(s) URL such as 'https://git.example.com/', got '${rootUrl}'.`);
+  }
+  return url.hostname;
+}

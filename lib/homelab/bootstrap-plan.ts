@@ -1,0 +1,182 @@
+import { App } from 'cdk8s';
+import { Construct } from 'constructs';
+import { PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
+import { resolveForgejoDatabase } from '../config/rules';
+import { ArgoCdInstall } from '../constructs/argocd/argocd-install';
+import { CnpgCluster } from '../constructs/cnpg/cnpg-cluster';
+import { cnpgClusterProps } from './postgres-props';
+import { CnpgDatabase } from '../constructs/cnpg/cnpg-database';
+import { CnpgOperator } from '../constructs/cnpg/cnpg-operator';
+import { WaitForPostgresJob } from '../constructs/cnpg/wait-for-postgres-job';
+import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
+import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
+import { PodSecurityNamespace } from '../constructs/namespaces/pod-security-namespace';
+import { RepoCredential } from '../constructs/argocd/repo-credential';
+
+/** Everything Phase 0 defines for one CNPG cluster. */
+export interface PostgresStep {
+  readonly step: BootstrapStep;
+  readonly cluster: CnpgCluster;
+  readonly databases: readonly CnpgDatabase[];
+  readonly wait: WaitForPostgresJob;
+}
+
+/** Properties for `BootstrapPlan`. */
+export interface BootstrapPlanProps {
+  /** The validated homelab config, every default applied (`parseHomelabConfig`). */
+  readonly config: ResolvedHomelabConfig;
+  /** The URL Argo CD reads the homelab repository from (the GitHub seed, or Forgejo after the cutover). */
+  readonly repoUrl: (forgejo: ForgejoServer) => string;
+}
+
+/**
+ * The Phase-0 control plane, one `BootstrapStep` per concern. Each step declares what it needs with
+ * `dependsOn()` and the reason; the apply order and the `NN-` file numbers are derived from that.
+ */
+export class BootstrapPlan extends Construct {
+  public readonly namespaces: BootstrapStep;
+  public readonly cnpgOperator: BootstrapStep;
+  public readonly postgres: ReadonlyMap<string, PostgresStep>;
+  /** The CNPG Clusters Phase 0 defines, by config key. */
+  public readonly clusters: ReadonlyMap<string, CnpgCluster>;
+  /** The CNPG Databases Phase 0 defines, by PostgreSQL name. */
+  public readonly databases: ReadonlyMap<string, CnpgDatabase>;
+  public readonly forgejoStep: BootstrapStep;
+  public readonly forgejo: ForgejoServer;
+  public readonly argocdInstall: BootstrapStep;
+  public readonly argocd: ArgoCdInstall;
+  public readonly repoCredentialStep: BootstrapStep;
+  public readonly repoCredential: RepoCredential;
+  /** The step that applies the AppProject and the root app-of-apps; the Argo CD tree adds them. */
+  public readonly argocdRoot: BootstrapStep;
+  private readonly namespaceNames = new Set<string>();
+
+  constructor(scope: App, id: string, props: BootstrapPlanProps) {
+    super(scope, id);
+    const config = props.config;
+    const sorted = <T>(r: Readonly<Record<string, T>>) => Object.keys(r).sort().map((k) => [k, r[k]] as const);
+
+    this.namespaces = new BootstrapStep(this, 'Namespaces', {
+      stepName: 'namespaces',
+      summary: 'namespaces with Pod Security labels',
+    });
+    for (const [name, ns] of sorted(config.namespaces)) {
+      this.namespaceNames.add(name);
+      new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn });
+    }
+
+    this.cnpgOperator = new BootstrapStep(this, 'CnpgOperator', {
+      stepName: 'cnpg-operator',
+      summary: 'CloudNativePG operator (release manifest)',
+    });
+    this.cnpgOperator.addComponent(new CnpgOperator(this.cnpgOperator, 'Operator'));
+    this.cnpgOperator.dependsOn(this.namespaces, 'the operator runs in a namespace that carries Pod Security labels');
+
+    const postgres = new Map<string, PostgresStep>();
+    for (const [name, c] of sorted(config.postgresClusters)) {
+      if (c.deliveredBy !== 'bootstrap') continue;
+      const step = new BootstrapStep(this, `Postgres-${name}`, {
+        stepName: `postgres-${name}`,
+        summary: `CNPG Cluster ${c.namespace}/${name}, its Phase-0 databases, and a Job that waits for them`,
+      });
+      step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
+      step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
+      const cluster = new CnpgCluster(step, 'Cluster', cnpgClusterProps(name, c));
+      const databases = sorted(config.databases)
+        .filter(([, d]) => d.cluster === name && d.deliveredBy === 'bootstrap')
+        .map(([pgName, d]) => new CnpgDatabase(step, `Database-${pgName}`, {
+          cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy,
+        }));
+      const wait = new WaitForPostgresJob(step, 'Wait', { cluster, databases });
+      step.addWait({
+        kind: 'job-complete',
+        namespace: wait.namespace,
+        job: wait.name,
+        watched: wait.watched,
+        timeoutSeconds: wait.timeout.toSeconds() + 120,
+      });
+      postgres.set(name, { step, cluster, databases, wait });
+    }
+    this.postgres = postgres;
+    this.clusters = new Map([...postgres].map(([name, pg]) => [name, pg.cluster]));
+    this.databases = new Map([...postgres.values()].flatMap((pg) => pg.databases.map((d) => [d.pgName, d] as const)));
+
+    this.forgejoStep = new BootstrapStep(this, 'Forgejo', {
+      stepName: 'forgejo',
+      summary: 'Forgejo git host with Redis',
+    });
+    const target = resolveForgejoDatabase(config);
+    if (target.kind !== 'found') throw new Error('internal: forgejo.database must be validated before building the plan');
+    const pg = postgres.get(target.cluster);
+    if (!pg) throw new Error('internal: Forgejo\'s cluster must be delivered by the bootstrap');
+    this.forgejo = new ForgejoServer(this.forgejoStep, 'Server', {
+      namespace: config.forgejo.namespace,
+      database: { cluster: pg.cluster, pgName: config.forgejo.database, owner: target.owner },
+      databaseSecret: config.forgejo.databaseSecret,
+      storageSize: config.forgejo.storageSize,
+      storageClass: config.forgejo.storageClass,
+    });
+    this.forgejoStep.addComponent(this.forgejo);
+    this.forgejoStep.dependsOn(this.namespaces, `Forgejo lives in namespace '${this.forgejo.namespace}'`);
+    // Forgejo crash-loops if it starts before CNPG has created its database.
+    this.forgejo.node.addDependency(pg.wait);
+    this.forgejoStep.dependsOn(pg.step, `Forgejo needs database '${config.forgejo.database}' created by CNPG, ` +
+      `which Job ${pg.wait.namespace}/${pg.wait.name} proves`);
+
+    this.argocdInstall = new BootstrapStep(this, 'ArgoCdInstall', {
+      stepName: 'argocd-install',
+      summary: 'Argo CD (upstream manifest) with health checks and the SOPS plugin',
+    });
+    this.argocd = new ArgoCdInstall(this.argocdInstall, 'ArgoCd');
+    this.argocdInstall.addComponent(this.argocd);
+    this.argocdInstall.dependsOn(this.namespaces, `Argo CD lives in namespace '${this.argocd.namespace}'`);
+
+    this.repoCredentialStep = new BootstrapStep(this, 'RepoCredential', {
+      stepName: 'argocd-repo-credential',
+      summary: 'Argo CD repository credential (key read from a local file at apply time)',
+    });
+    const source = config.git.source;
+    this.repoCredential = new RepoCredential(this.repoCredentialStep, 'Credential', {
+      // One Secret per git host: applying Forgejo's credential at the cutover leaves GitHub's working until
+      // the root app has moved, so Argo CD is never without a credential for the URL it reads.
+      name: `homelab-repo-${source}`,
+      url: props.repoUrl(this.forgejo),
+      namespace: this.argocd.namespace,
+      auth: source === 'github' ? 'ssh' : 'http-token',
+      secretFile: source === 'github' ? config.git.deployKeyFile : '~/.config/homelab/forgejo-read-token',
+    });
+    this.repoCredentialStep.addComponent(this.repoCredential);
+    this.repoCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');
+
+    this.argocdRoot = new BootstrapStep(this, 'ArgoCdRoot', {
+      stepName: 'argocd-root',
+      summary: 'the homelab AppProject and the root app-of-apps',
+    });
+    // Declared first: cdk8s orders a step's dependencies depth first in declaration order, so Forgejo keeps its
+    // place (and its file number) on both sides of the cutover.
+    if (source === 'forgejo') {
+      this.argocdRoot.dependsOn(this.forgejoStep, 'after the cutover the root app reads the repository Forgejo serves');
+    }
+    this.argocdRoot.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
+    this.argocdRoot.dependsOn(this.repoCredentialStep, 'the root app reads a private repository');
+  }
+
+  /**
+   * Adds a namespace to the Phase-0 namespaces step, unless it is already there. Used for the namespaces
+   * Argo CD Applications deploy to: the wave-0 `sops-secrets` Application delivers Secrets into them before
+   * their own Applications sync, and Argo CD cannot apply into a namespace that does not exist yet.
+   */
+  public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): void {
+    if (this.namespaceNames.has(name)) return;
+    this.namespaceNames.add(name);
+    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
+  }
+
+  /** Every step, in declaration order (the apply order is derived from dependencies). */
+  public get steps(): BootstrapStep[] {
+    return [
+      this.namespaces, this.cnpgOperator, ...[...this.postgres.values()].map((p) => p.step),
+      this.forgejoStep, this.argocdInstall, this.repoCredentialStep, this.argocdRoot,
+    ];
+  }
+}

@@ -1,0 +1,83 @@
+import { App } from 'cdk8s';
+import { HomelabConfig, PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
+import { parseHomelabConfig } from '../config/parse';
+import { ArgoCdChart, buildArgoCdTree } from '../homelab/argocd-chart';
+import { repoUrlFor } from '../homelab/repo-url';
+import { argoCdConfigRule } from '../homelab/validate-argocd-config';
+import { BootstrapPlan } from '../homelab/bootstrap-plan';
+import { planSteps, stepFiles } from '../output/render-steps';
+import { renderRunbook } from '../output/render-runbook';
+import { buildPlan } from '../plan/homelab-plan';
+import { renderOverview } from '../plan/render-overview';
+import { MIN_KUBECTL_VERSION } from '../shared/pins';
+import { OutputFile, OutputFiles, OutputTree, serializeFiles } from '../output/output-tree';
+import { assertValidOutput } from '../validation/validate-output';
+// Straight from the file: the coverage index imports this module.
+import { missingApplicationPaths } from '../coverage/missing-paths';
+import { ConfigError } from '../shared/errors';
+
+/** The built program: the cdk8s app and the plan, for tests and tools that look inside. */
+export interface HomelabSynthesis {
+  readonly app: App;
+  /** The config as synthesized: validated, every default applied. */
+  readonly config: ResolvedHomelabConfig;
+  readonly bootstrap: BootstrapPlan;
+  readonly argocd: ArgoCdChart;
+  /** Every output file, keyed by its path relative to `dist/`, in sorted order. */
+  readonly tree: OutputTree;
+}
+
+/**
+ * Validates the config (any value: `npm run synth` does not type-check), builds every chart and renders the
+ * whole output tree in memory. Throws a `ConfigError` listing every problem before anything is built; nothing
+ * touches the disk.
+ */
+export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
+  const config = parseHomelabConfig(input, { extraRules: [argoCdConfigRule] });
+  const app = new App({ outdir: '.cdk8s.out' });
+  const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
+  const argocd = buildArgoCdTree(app, {
+    config,
+    forgejo: bootstrap.forgejo,
+    phase0Postgres: { clusters: bootstrap.clusters, databases: bootstrap.databases },
+  });
+  if (config.git.repoRoot !== undefined) {
+    const missing = missingApplicationPaths(argocd, config.git.repoRoot);
+    if (missing.length > 0) throw new ConfigError(missing);
+  }
+  addApplicationNamespaces(bootstrap, argocd);
+  // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
+  bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
+  const planned = planSteps(bootstrap.steps);
+  const files: OutputFiles = new Map<string, OutputFile>([
+    ...stepFiles(planned, 'bootstrap/'),
+    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
+    ...argocd.renderFiles(),
+  ]);
+  files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
+  // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
+  assertValidOutput(files);
+  return { app, config, bootstrap, argocd, tree: serializeFiles(files) };
+}
+
+/** Namespaces every cluster has; Phase 0 never re-labels them. */
+const SYSTEM_NAMESPACES = new Set(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+
+/**
+ * Creates every namespace an Application deploys to (or a referenced Secret lives in) in Phase 0, with the
+ * Pod Security levels of the Application's `managedNamespaceMetadata`. Otherwise the wave-0 `sops-secrets`
+ * Application could not deliver a Secret into, say, `temporal` before wave 8, and the root would stall.
+ */
+function addApplicationNamespaces(bootstrap: BootstrapPlan, argocd: ArgoCdChart): void {
+  const level = (labels: Readonly<Record<string, string>> | undefined, mode: string) =>
+    labels?.[`pod-security.kubernetes.io/${mode}`] as PodSecurityLevel | undefined;
+  for (const app of [...argocd.applications.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (SYSTEM_NAMESPACES.has(app.namespace)) continue;
+    const labels = app.managedNamespaceMetadata?.labels;
+    const enforce = level(labels, 'enforce') ?? 'restricted';
+    bootstrap.addNamespace(app.namespace, enforce, level(labels, 'warn') ?? enforce);
+  }
+  for (const secret of argocd.secretReferences) {
+    if (!SYSTEM_NAMESPACES.has(secret.namespace)) bootstrap.addNamespace(secret.namespace, 'restricted');
+  }
+}

@@ -1,0 +1,67 @@
+import { Testing } from 'cdk8s';
+import { CnpgCluster } from '../../../lib/constructs/cnpg/cnpg-cluster';
+import { CnpgDatabase } from '../../../lib/constructs/cnpg/cnpg-database';
+import { DataSchemas, DataSchemasProps } from '../../../lib/constructs/argocd/data-schemas';
+import { HomelabApplication } from '../../../lib/constructs/argocd/homelab-application';
+import { appProps, find, makeProjectChart } from './util';
+
+function setup() {
+  const base = makeProjectChart();
+  const cluster = new CnpgCluster(base.chart, 'Cluster', { name: 'ddb-cluster', namespace: 'ddb', managedRoles: ['temporal'] });
+  const temporal = new CnpgDatabase(base.chart, 'Temporal', { cluster, pgName: 'temporal', owner: 'temporal' });
+  const visibility = new CnpgDatabase(base.chart, 'Visibility', { cluster, pgName: 'temporal_visibility', owner: 'temporal' });
+  return { ...base, cluster, temporal, visibility };
+}
+
+test('delivers the Cluster before its Databases, one file per cluster, at <distPath>/data-schemas', () => {
+  // GIVEN
+  const s = setup();
+  // WHEN
+  const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, clusters: [s.cluster], databases: [s.visibility, s.temporal] });
+  const files = app.fileOfObjects();
+  // THEN
+  expect(app.name).toBe('data-schemas');
+  expect(app.syncWave).toBe(6);
+  expect(app.namespace).toBe('ddb');
+  expect(app.syncOptions).toEqual([]);
+  expect([...new Set(files.map(([, file]) => file))]).toEqual(['data-schemas/ddb-cluster.yaml']);
+  const docs = files.map(([obj]) => obj.toJson());
+  expect(docs.map((d: any) => `${d.kind}/${d.metadata.name}@${d.metadata.annotations['argocd.argoproj.io/sync-wave']}`))
+    .toEqual(['Cluster/ddb-cluster@0', 'Database/temporal@1', 'Database/temporal-visibility@1']);
+  const json = find(Testing.synth(s.chart), 'Application', 'data-schemas');
+  expect(json.spec.source).toEqual(expect.objectContaining({ path: 'k8s/generated/data-schemas' }));
+});
+
+test('Databases of a Phase-0 cluster carry no resource wave and the cluster is not delivered', () => {
+  const s = setup();
+  const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, databases: [s.temporal] });
+  const docs = app.fileOfObjects().map(([obj, file]) => ({ file, json: obj.toJson() }));
+  expect(docs.map((d) => `${d.file}: ${d.json.kind}/${d.json.metadata.name}`)).toEqual(['data-schemas/ddb-cluster.yaml: Database/temporal']);
+  expect(docs[0].json.metadata.annotations).toBeUndefined();
+});
+
+test('all props', () => {
+  const s = setup();
+  const sops = new HomelabApplication(s.chart, 'Sops', appProps(s, { name: 'sops-secrets', syncWave: 0 }));
+  const props: Required<DataSchemasProps> = {
+    project: s.project,
+    repo: s.repo,
+    clusters: [s.cluster],
+    databases: [s.temporal],
+    name: 'schemas',
+    syncWave: 5,
+    createNamespace: true,
+    managedNamespaceMetadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    dependsOn: [sops],
+  };
+  const app = new DataSchemas(s.chart, 'Schemas', props);
+  expect(app.syncOptions).toEqual(['CreateNamespace']);
+  expect(app.dependsOn).toEqual([sops]);
+  expect(find(Testing.synth(s.chart), 'Application', 'schemas').metadata.annotations['argocd.argoproj.io/sync-wave']).toBe('5');
+});
+
+test('throws when there is nothing to deliver', () => {
+  const s = setup();
+  expect(() => new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, databases: [] })).toThrow(new Error(
+    'application \'data-schemas\': has nothing to deliver. Set deliveredBy: \'argocd\' on a cluster or database, or drop the Application.'));
+});

@@ -1,0 +1,39 @@
+import { App } from 'cdk8s';
+import { BootstrapPlan } from '../../lib/homelab/bootstrap-plan';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { parseHomelabConfig } from '../../lib/config/parse';
+
+function plan(): BootstrapPlan {
+  return new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: parseHomelabConfig(REFERENCE_HOMELAB), repoUrl: () => 'git@github.com:o/r.git' });
+}
+
+describe('BootstrapPlan wiring', () => {
+  test('each step applies what its component requires, and nothing else', () => {
+    const p = plan();
+    expect(p.cnpgOperator.kustomization?.remoteResources).toHaveLength(1);
+    expect(p.cnpgOperator.waits.map((w) => w.kind)).toEqual(['crds-established', 'rollout', 'webhook-serving']);
+    expect(p.argocdInstall.waits).toEqual(p.argocd.bootstrapRequirements.waits);
+    expect(p.argocdInstall.kustomization).toBe(p.argocd.bootstrapRequirements.kustomization);
+    expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
+    expect(p.forgejoStep.waits).toEqual(p.forgejo.bootstrapRequirements.waits);
+    expect(p.forgejoStep.preconditions).toEqual(p.forgejo.bootstrapRequirements.preconditions);
+    expect(p.namespaces.waits).toEqual([]);
+    expect(p.argocdRoot.waits).toEqual([]);
+  });
+
+  test('every Phase-0 database waits in its cluster\'s step, with a margin over the Job\'s own deadline', () => {
+    const p = plan();
+    for (const pg of p.postgres.values()) {
+      expect(pg.step.waits).toEqual([expect.objectContaining({ kind: 'job-complete', job: pg.wait.name, timeoutSeconds: pg.wait.timeout.toSeconds() + 120 })]);
+      for (const db of pg.databases) expect(p.databases.get(db.pgName)).toBe(db);
+      expect(p.clusters.get(pg.cluster.name)).toBe(pg.cluster);
+    }
+  });
+
+  test('Forgejo starts only after the wait Job proves its database exists', () => {
+    const p = plan();
+    const pg = p.postgres.get('forgejo-db')!;
+    expect(p.forgejo.node.dependencies).toContain(pg.wait);
+    expect(p.forgejoStep.dependencies.map((d) => d.step)).toContain(pg.step);
+  });
+});

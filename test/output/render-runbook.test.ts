@@ -1,0 +1,220 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-30';
+import { BootstrapStep } from '../../lib/constructs/bootstrap/bootstrap-step';
+import { planSteps } from '../../lib/output/render-steps';
+import { FIELD_MANAGER_PREFIX, fieldManagerFor, renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
+import { buildSteps } from '../fixtures/runbook-fixture';
+
+const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+
+/** The lines of the runbook's main part, after the helpers. */
+function runbookCalls(script: string): string[] {
+  return script.slice(script.indexOf('\n# The runbook\n')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/** One step named `name` that defines a single Namespace. */
+function namespaceStep(app: ReturnType<typeof Testing.app>, name: string): BootstrapStep {
+  const step = new BootstrapStep(app, name, { stepName: name, summary: `${name} summary` });
+  new k8s.KubeNamespace(step, 'Ns', { metadata: { name } });
+  return step;
+}
+
+describe('renderRunbook', () => {
+  test('renders one call per action, in step order, each step with its own field manager', () => {
+    // GIVEN
+    const planned = buildSteps();
+
+    // WHEN
+    const script = renderRunbook(planned, OPTIONS);
+
+    // THEN
+    expect(planned.map(fieldManagerFor)).toEqual([
+      'homelab-bootstrap-namespaces', 'homelab-bootstrap-operator', 'homelab-bootstrap-database', 'homelab-bootstrap-repo-credential',
+    ]);
+    expect(runbookCalls(script).filter((l) => /^(step|apply|apply_staged|delete_job|need_\w+|wait_\w+) /.test(l))).toEqual([
+      "need_file SEED_DEPLOY_KEY 'Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key'",
+      'step 1 namespaces namespaces',
+      'apply namespaces -f 01-namespaces.yaml',
+      "step 2 operator 'the widget operator (release manifest)'",
+      'apply operator -k 02-operator',
+      'wait_crds 120 widgets.example.com gadgets.example.com',
+      'wait_rollout operator-system deployment/operator 120',
+      "wait_webhook 120 'widget webhooks answer a dry-run create' " +
+        '\'{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"probe","namespace":"operator-system"},' +
+        '"spec":{"note":"it\'\\\'\'s"}}\'',
+      "step 3 database 'a database and a Job that waits for it'",
+      'delete_job demo wait-for-db',
+      'apply database -f 03-database.yaml',
+      "wait_condition demo clusters.example.com/db Ready '{.status.phase}' 600",
+      "wait_job demo wait-for-db 900 clusters.example.com/db '{.status.phase}' databases.example.com/app '{.status.message}'",
+      "step 4 repo-credential 'Argo CD repository credential'",
+      "need_secret argocd argocd-secret 'Apply the Argo CD step first.'",
+      'apply_staged repo-credential 04-repo-credential SEED_DEPLOY_KEY=sshPrivateKey',
+    ]);
+  });
+
+  test('applies with --server-side, --force-conflicts and the step field manager', () => {
+    const script = renderRunbook(buildSteps(), OPTIONS);
+    expect(FIELD_MANAGER_PREFIX).toBe('homelab-bootstrap');
+    expect(script).toContain('kubectl apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3"');
+  });
+
+  test('default options: title, poll interval', () => {
+    const script = renderRunbook(buildSteps(), OPTIONS);
+    expect(script.split('\n').slice(0, 2)).toEqual(['#!/usr/bin/env bash', '# Homelab Phase-0 bootstrap']);
+    expect(script).toContain("\nTITLE='Homelab Phase-0 bootstrap'\n");
+    expect(script).toContain('\nPOLL_SECONDS=5\n');
+  });
+
+  test('all options', () => {
+    // GIVEN
+    const options: Required<RunbookOptions> = { minKubectlVersion: '1.31.2', title: "Lab's bootstrap", pollIntervalSeconds: 2 };
+
+    // WHEN
+    const script = renderRunbook(buildSteps(), options);
+
+    // THEN
+    expect(script).toContain("\n# Lab's bootstrap\n");
+    expect(script).toContain("\nTITLE='Lab'\\''s bootstrap'\n");
+    expect(script).toContain('\nMIN_KUBECTL_VERSION=1.31.2\n');
+    expect(script).toContain('\nPOLL_SECONDS=2\n');
+  });
+
+  test('the header states what the script needs, lists the steps and the local files', () => {
+    const script = renderRunbook(buildSteps(), OPTIONS);
+    const header = script.slice(0, script.indexOf('set -euo pipefail'));
+    expect(header).toContain('# Needs: bash, coreutils, sed, kubectl >= 1.29 and git');
+    expect(header).toContain('#    3. database: a database and a Job that waits for it\n');
+    expect(header).toContain('#   SEED_DEPLOY_KEY      Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key (default: ~/.ssh/seed_key)');
+    expect(script).toContain('\nset -euo pipefail\n');
+  });
+
+  test('a default path under ~ is expanded through $HOME, other paths are quoted', () => {
+    // GIVEN
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'local-file', variable: 'HOME_KEY', defaultPath: '~/keys/a b', hint: 'h' });
+    a.addPrecondition({ kind: 'local-file', variable: 'ABS_KEY', defaultPath: '/etc/key', hint: 'h' });
+
+    // WHEN
+    const calls = runbookCalls(renderRunbook(planSteps([a]), OPTIONS));
+
+    // THEN
+    expect(calls).toContain('default_path HOME_KEY "$HOME"/\'keys/a b\'');
+    expect(calls).toContain('default_path ABS_KEY /etc/key');
+    // without copyAs the file is only checked, and the step is applied from the output folder
+    expect(calls).toContain('apply a -f 01-a.yaml');
+  });
+
+  test('a local file read by two steps is checked once', () => {
+    const app = Testing.app();
+    const [a, b] = [namespaceStep(app, 'a'), namespaceStep(app, 'b')];
+    for (const s of [a, b]) s.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'h' });
+    const calls = runbookCalls(renderRunbook(planSteps([a, b]), OPTIONS));
+    expect(calls.filter((l) => l.startsWith('need_file '))).toEqual(['need_file KEY h']);
+    expect(calls.filter((l) => l.startsWith('default_path '))).toEqual(['default_path KEY "$HOME"/k']);
+  });
+
+  test('deletes a Job in the namespace kustomize puts it in', () => {
+    // GIVEN
+    const app = Testing.app();
+    const step = new BootstrapStep(app, 'S', { stepName: 'jobs', summary: 'jobs' });
+    step.useKustomization({ remoteResources: [], namespace: 'target' });
+    new k8s.KubeJob(step, 'J', { metadata: { name: 'migrate', namespace: 'ignored' }, spec: { template: { spec: { containers: [] } } } });
+
+    // WHEN
+    const calls = runbookCalls(renderRunbook(planSteps([step]), OPTIONS));
+
+    // THEN
+    expect(calls).toContain('delete_job target migrate');
+  });
+
+  test('is deterministic and carries no date', () => {
+    const first = renderRunbook(buildSteps(), OPTIONS);
+    const second = renderRunbook(buildSteps(), OPTIONS);
+    expect(second).toBe(first);
+    expect(first).not.toMatch(/\b20\d\d-\d\d-\d\d\b/);
+    expect(first).not.toMatch(/\bdate\b/);
+  });
+
+  test('throws on a malformed minKubectlVersion', () => {
+    expect(() => renderRunbook(buildSteps(), { minKubectlVersion: 'v1.29' }))
+      .toThrow("runbook: minKubectlVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '1.29'), got 'v1.29'");
+  });
+
+  test('throws on a poll interval below 0.1 s or with more than 3 decimals; takes fractions sleep understands', () => {
+    const message = (n: number) =>
+      `runbook: pollIntervalSeconds must be a number of seconds of at least 0.1 with at most 3 decimals (e.g. 5 or 0.25), got ${n}`;
+    for (const bad of [0, 0.05, -1, NaN, 0.1234, 1e21]) {
+      expect(() => renderRunbook(buildSteps(), { ...OPTIONS, pollIntervalSeconds: bad })).toThrow(message(bad));
+    }
+    expect(renderRunbook(buildSteps(), { ...OPTIONS, pollIntervalSeconds: 0.25 })).toContain('\nPOLL_SECONDS=0.25\n');
+  });
+
+  test('throws when copyAs is used on a manifest-file step', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'h', copyAs: 'key' });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow("bootstrap step 'a': local file KEY has copyAs 'key', but the step is a single manifest file.");
+  });
+
+  test('throws when copyAs is not a plain file name', () => {
+    const app = Testing.app();
+    const a = new BootstrapStep(app, 'a', { stepName: 'a', summary: 's' });
+    a.useKustomization({ remoteResources: [] });
+    a.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'h', copyAs: '../key' });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow("bootstrap step 'a': copyAs of local file KEY must be a plain file name, got '../key'");
+  });
+
+  test('throws when two steps default one variable to different files', () => {
+    const app = Testing.app();
+    const [a, b] = [namespaceStep(app, 'a'), namespaceStep(app, 'b')];
+    a.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/one', hint: 'h' });
+    b.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/two', hint: 'h' });
+    expect(() => renderRunbook(planSteps([a, b]), OPTIONS))
+      .toThrow("bootstrap steps 'a' and 'b' both read KEY but default it to different files ('~/one' and '~/two')");
+  });
+
+  test('throws on a local-file variable that is not a shell variable name', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'local-file', variable: 'seed-key', defaultPath: '~/k', hint: 'h' });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow("bootstrap step 'a': local-file variable 'seed-key' must be an upper-case shell variable name");
+  });
+
+  test('throws on a Job without a namespace', () => {
+    const app = Testing.app();
+    const step = new BootstrapStep(app, 'S', { stepName: 'jobs', summary: 'jobs' });
+    new k8s.KubeJob(step, 'J', { metadata: { name: 'migrate' }, spec: { template: { spec: { containers: [] } } } });
+    expect(() => renderRunbook(planSteps([step]), OPTIONS))
+      .toThrow("bootstrap step 'jobs': Job 'migrate' has no namespace.");
+  });
+
+  test('throws on a wait timeout that is not a whole number of seconds', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addWait({ kind: 'rollout', namespace: 'a', deployment: 'd', timeoutSeconds: 0.5 });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow('runbook: a wait timeout must be a whole number of seconds of at least 1, got 0.5');
+  });
+
+  test('the script is shellcheck-clean', () => {
+    if (spawnSync('shellcheck', ['--version']).error) {
+      // .ci/run installs shellcheck through scripts/install-tools.sh; only a bare dev machine lacks it.
+      console.warn('SKIPPED: shellcheck is not installed (run scripts/install-tools.sh); the runbook was not linted');
+      return;
+    }
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-lint-')), 'bootstrap.sh');
+    fs.writeFileSync(file, renderRunbook(buildSteps(), OPTIONS));
+    const r = spawnSync('shellcheck', ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});
