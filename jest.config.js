@@ -24,4 +24,5 @@ module.exports = {
   // End-to-end files spawn real commands; a cold bundle build alone can take seconds.
   testTimeout: 60_000,
   testSequencer: '<rootDir>/test/jest/slow-first-sequencer.js',
+  reporters: ['default', '<rootDir>/test/jest/skipped-reporter.js'],
 };
