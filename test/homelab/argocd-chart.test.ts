@@ -11,6 +11,9 @@ import { parseHomelabConfig } from '../../lib/config/parse';
 import { writeTree } from '../../lib/output/output-tree';
 import { validateOutput } from '../../lib/validation/validate-output';
 import { config, FORGEJO, FORGEJO_REPO_URL, SEED_URL, tree } from '../constructs/argocd/util';
+import { findTool, testWith } from '../tools';
+
+const YAMLLINT = findTool('yamllint');
 
 const forgejoSource = () => config({ git: { ...REFERENCE_HOMELAB.git, source: 'forgejo' } });
 
@@ -179,14 +182,10 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'Database', 'Job']));
 });
 
-test('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
-  if (spawnSync('yamllint', ['--version']).error) {
-    console.warn('SKIPPED: yamllint is not installed (run scripts/install-tools.sh); the Argo CD tree was not linted');
-    return;
-  }
+testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
   const dir = fs.mkdtempSync(`${os.tmpdir()}/argocd-tree-`);
   writeTree(tree().render(), `${dir}/dist`);
-  const r = spawnSync('yamllint', ['-d', 'relaxed', '-s', `${dir}/dist`], { encoding: 'utf8' });
+  const r = spawnSync(YAMLLINT.command!, ['-d', 'relaxed', '-s', `${dir}/dist`], { encoding: 'utf8' });
   fs.rmSync(dir, { recursive: true, force: true });
   expect(r.stdout).toBe('');
   expect(r.status).toBe(0);

@@ -8,6 +8,9 @@ import { BootstrapStep } from '../../lib/constructs/bootstrap/bootstrap-step';
 import { planSteps } from '../../lib/output/render-steps';
 import { FIELD_MANAGER_PREFIX, fieldManagerFor, renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
 import { buildSteps } from '../fixtures/runbook-fixture';
+import { findTool, testWith } from '../tools';
+
+const SHELLCHECK = findTool('shellcheck');
 
 const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
 
@@ -205,15 +208,10 @@ describe('renderRunbook', () => {
       .toThrow('runbook: a wait timeout must be a whole number of seconds of at least 1, got 0.5');
   });
 
-  test('the script is shellcheck-clean', () => {
-    if (spawnSync('shellcheck', ['--version']).error) {
-      // .ci/run installs shellcheck through scripts/install-tools.sh; only a bare dev machine lacks it.
-      console.warn('SKIPPED: shellcheck is not installed (run scripts/install-tools.sh); the runbook was not linted');
-      return;
-    }
+  testWith(SHELLCHECK)('the script is shellcheck-clean', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-lint-')), 'bootstrap.sh');
     fs.writeFileSync(file, renderRunbook(buildSteps(), OPTIONS));
-    const r = spawnSync('shellcheck', ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
+    const r = spawnSync(SHELLCHECK.command!, ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   });

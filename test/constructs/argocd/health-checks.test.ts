@@ -1,16 +1,11 @@
 import { execFileSync } from 'child_process';
 import { APPLICATION_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from '../../../lib/constructs/argocd/health-checks';
+import { findTool, testWith } from '../../tools';
 
-// Argo CD runs health checks in gopher-lua (Lua 5.1). When a Lua 5.1 interpreter is installed (.ci/run
-// installs lua5.1), the scripts are executed for real against sample objects.
-const LUA = ['lua5.1', 'lua'].find((bin) => {
-  try {
-    execFileSync(bin, ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
+// Argo CD runs health checks in gopher-lua (Lua 5.1). The scripts are executed for real against sample
+// objects by a Lua 5.1 interpreter (.ci/run installs lua5.1); without one, these tests are skipped.
+const LUA = findTool('lua5.1', ['lua5.1', 'lua'], '-v');
+const luaTest = testWith(LUA);
 
 function toLua(value: unknown): string {
   if (value === null || value === undefined) return 'nil';
@@ -22,48 +17,45 @@ function toLua(value: unknown): string {
 
 function health(script: string, obj: unknown): { status: string; message: string } {
   const program = `obj = ${toLua(obj)}\nlocal function check()\n${script}\nend\nlocal hs = check()\nio.write(hs.status .. "|" .. (hs.message or ""))`;
-  const out = execFileSync(LUA as string, ['-'], { input: program }).toString();
+  const out = execFileSync(LUA.command!, ['-'], { input: program }).toString();
   const [status, message] = out.split('|');
   return { status, message };
 }
 
-const run = LUA ? describe : describe.skip;
-if (!LUA) console.warn('lua5.1 not installed: health-check scripts are not executed');
-
-run('Application health check (app-of-apps gate)', () => {
-  test('Progressing until the child is Synced, even when it reports Healthy', () => {
+describe('Application health check (app-of-apps gate)', () => {
+  luaTest('Progressing until the child is Synced, even when it reports Healthy', () => {
     expect(health(APPLICATION_HEALTH_LUA, { status: { sync: { status: 'OutOfSync' }, health: { status: 'Healthy' } } }))
       .toEqual({ status: 'Progressing', message: 'Waiting for sync (OutOfSync)' });
   });
-  test('Progressing while Missing (since 3.4 Missing means all resources are missing)', () => {
+  luaTest('Progressing while Missing (since 3.4 Missing means all resources are missing)', () => {
     expect(health(APPLICATION_HEALTH_LUA, { status: { sync: { status: 'Synced' }, health: { status: 'Missing' } } }).status)
       .toBe('Progressing');
   });
-  test('passes through the child health once Synced', () => {
+  luaTest('passes through the child health once Synced', () => {
     expect(health(APPLICATION_HEALTH_LUA, { status: { sync: { status: 'Synced' }, health: { status: 'Healthy' } } }))
       .toEqual({ status: 'Healthy', message: '' });
     expect(health(APPLICATION_HEALTH_LUA, { status: { sync: { status: 'Synced' }, health: { status: 'Degraded', message: 'boom' } } }))
       .toEqual({ status: 'Degraded', message: 'boom' });
   });
-  test('Progressing without status', () => {
+  luaTest('Progressing without status', () => {
     expect(health(APPLICATION_HEALTH_LUA, { metadata: { name: 'x' } }).status).toBe('Progressing');
   });
 });
 
-run('CNPG Database health check', () => {
+describe('CNPG Database health check', () => {
   const meta = { name: 'temporal', generation: 2 };
-  test('Healthy only when the current generation is applied', () => {
+  luaTest('Healthy only when the current generation is applied', () => {
     expect(health(CNPG_DATABASE_HEALTH_LUA, { metadata: meta, status: { applied: true, observedGeneration: 2 } }))
       .toEqual({ status: 'Healthy', message: 'Database applied' });
     expect(health(CNPG_DATABASE_HEALTH_LUA, { metadata: meta, status: { applied: true, observedGeneration: 1 } }))
       .toEqual({ status: 'Progressing', message: 'Waiting for CloudNativePG to observe generation 2' });
   });
-  test('Degraded with CNPG\'s message when applying failed', () => {
+  luaTest('Degraded with CNPG\'s message when applying failed', () => {
     expect(health(CNPG_DATABASE_HEALTH_LUA, {
       metadata: meta, status: { applied: false, observedGeneration: 2, message: 'role "temporal" does not exist' },
     })).toEqual({ status: 'Degraded', message: 'role "temporal" does not exist' });
   });
-  test('Progressing before CNPG reports anything, and while deleting', () => {
+  luaTest('Progressing before CNPG reports anything, and while deleting', () => {
     expect(health(CNPG_DATABASE_HEALTH_LUA, { metadata: meta }).status).toBe('Progressing');
     expect(health(CNPG_DATABASE_HEALTH_LUA, { metadata: { ...meta, deletionTimestamp: 'x' }, status: { applied: true, observedGeneration: 2 } }))
       .toEqual({ status: 'Progressing', message: 'The database is being deleted' });

@@ -2,6 +2,9 @@ import { Duration, Testing } from 'cdk8s';
 import { CURL_IMAGE, ForgejoMirrorJob, ForgejoMirrorJobProps, MIRROR_SCRIPT } from '../../../lib/constructs/forgejo/forgejo-mirror-job';
 import { parseGithubSeed } from '../../../lib/shared/git-urls';
 import { find, FORGEJO } from '../argocd/util';
+import { findTool, testWith } from '../../tools';
+
+const SHELLCHECK = findTool('shellcheck');
 
 const PROPS: ForgejoMirrorJobProps = {
   forgejo: FORGEJO,
@@ -90,14 +93,9 @@ test('throws on a mirror interval that is not a Go duration', () => {
     'forgejo mirror: mirrorInterval \'hourly\' is not a Go duration such as \'10m0s\' or \'8h\'. Set argocd.forgejoMirror.mirrorInterval.'));
 });
 
-test('the script is shellcheck-clean as POSIX sh', () => {
+testWith(SHELLCHECK)('the script is shellcheck-clean as POSIX sh', () => {
   const { spawnSync } = require('child_process') as typeof import('child_process');
-  if (spawnSync('shellcheck', ['--version']).error) {
-    // .ci/run installs shellcheck through scripts/install-tools.sh; only a bare dev machine lacks it.
-    console.warn('SKIPPED: shellcheck is not installed (run scripts/install-tools.sh); the mirror script was not linted');
-    return;
-  }
-  const r = spawnSync('shellcheck', ['--shell=sh', '--severity=style', '-'], { input: MIRROR_SCRIPT, encoding: 'utf8' });
+  const r = spawnSync(SHELLCHECK.command!, ['--shell=sh', '--severity=style', '-'], { input: MIRROR_SCRIPT, encoding: 'utf8' });
   expect(r.stdout).toBe('');
   expect(r.status).toBe(0);
 });

@@ -1,0 +1,24 @@
+// Jest orders test files by the duration recorded in its cache, or by file size when it has none (a fresh
+// clone, CI). The slowest files here are small ones that spawn real processes; started last, they would keep
+// one worker busy long after the other finished. They always start first; everything else keeps jest's order.
+const Sequencer = require('@jest/test-sequencer').default;
+
+/** End-to-end files that spawn real processes, slowest first (paths from the project root). */
+const SLOW_FIRST = [
+  'test/output/runbook-script.test.ts',
+  'test/synth/run-synth.test.ts',
+  'test/readme.test.ts',
+  'test/plan/run-plan.test.ts',
+  'test/coverage/cli.test.ts',
+];
+
+class SlowFirstSequencer extends Sequencer {
+  sort(tests) {
+    const sorted = super.sort(tests);
+    const rank = (t) => SLOW_FIRST.findIndex((s) => t.path.split('\\').join('/').endsWith(`/${s}`));
+    const first = sorted.filter((t) => rank(t) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...first, ...sorted.filter((t) => rank(t) < 0)];
+  }
+}
+
+module.exports = SlowFirstSequencer;
