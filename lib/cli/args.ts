@@ -63,15 +63,16 @@ export function parseCommandLine<C extends CommandName>(
   for (const [name, value] of Object.entries(values)) {
     if (value === '') return usage(`--${name} needs a value.`);
   }
+  if (command === 'coverage' && values.repo === undefined) return usage('missing --repo <path to a homelab checkout>.');
   const callerDir = env.npm_lifecycle_event === command && env.INIT_CWD ? env.INIT_CWD : undefined;
-  const typed = (value: string) => (callerDir === undefined || path.isAbsolute(value) ? value : path.resolve(callerDir, value));
-  const config = values.config === undefined ? DEFAULT_CONFIG_FILE : typed(String(values.config));
+  const typed = (value: string | boolean | undefined, fallback: string) => (value === undefined ? fallback
+    : callerDir === undefined || path.isAbsolute(String(value)) ? String(value) : path.resolve(callerDir, String(value)));
+  const config = typed(values.config, DEFAULT_CONFIG_FILE);
   const options: CommandOptions[CommandName] = command === 'synth'
-    ? { config, out: values.out === undefined ? 'dist' : typed(String(values.out)), check: values.check === true }
+    ? { config, out: typed(values.out, 'dist'), check: values.check === true }
     : command === 'plan'
       ? { config, color: colorMode(parsed.tokens ?? []) }
-      : { config, repo: typed(String(values.repo ?? '')), json: values.json === true };
-  if (command === 'coverage' && values.repo === undefined) return usage('missing --repo <path to a homelab checkout>.');
+      : { config, repo: typed(values.repo, ''), json: values.json === true };
   return { kind: 'run', options: options as CommandOptions[C] };
 }
 
@@ -81,20 +82,19 @@ function colorMode(tokens: readonly { kind: string; name?: string }[]): CommandO
   return last === undefined ? 'auto' : last.name === 'color' ? 'always' : 'never';
 }
 
-/** One sentence for a `parseArgs` error, without its advice about `--` (our commands take no positionals). */
+/** One sentence for a `parseArgs` error, without its advice about `--` (the commands take no positionals). */
 function usageProblem(e: unknown): string {
-  const code = (e as { code?: string }).code;
   const message = e instanceof Error ? e.message : String(e);
-  const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-  switch (code) {
+  const quoted = /'([^' ]+)/.exec(message)?.[1] ?? '';
+  switch ((e as { code?: string }).code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `unknown option '${quoted}'.`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument '${quoted}'.`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return quoted.includes(' ') || /ambiguous|missing/.test(message)
-        ? `${quoted.split(' ')[0]} needs a value.`
-        : `${message.split('\n')[0]}`;
+      // "Option '--out <value>' argument missing", "... is ambiguous" (the next word is an option), or
+      // "Option '--check' does not take an argument" (--check=yes)
+      return /does not take/.test(message) ? `${quoted} takes no value.` : `${quoted} needs a value.`;
     default:
       return message.split('\n')[0];
   }

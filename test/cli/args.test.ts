@@ -39,6 +39,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine('synth', ['--out'])).toEqual(usageError('synth', '--out needs a value.'));
     expect(parseCommandLine('synth', ['--config', '--check'])).toEqual(usageError('synth', '--config needs a value.'));
     expect(parseCommandLine('synth', ['--config='])).toEqual(usageError('synth', '--config needs a value.'));
+    expect(parseCommandLine('synth', ['--check=yes'])).toEqual(usageError('synth', '--check takes no value.'));
     expect(parseCommandLine('plan', ['--nope'])).toEqual(usageError('plan', 'unknown option \'--nope\'.'));
     expect(parseCommandLine('coverage', ['--repo', '.', '-v'])).toEqual(usageError('coverage', 'unknown option \'-v\'.'));
   });
