@@ -1,5 +1,6 @@
-// Entry point: load the one config, synthesize, write dist/ atomically. All logic lives in lib/.
-import config from './homelab.config';
+// Entry point of `npm run synth` and of cdk8s.yaml's app (node --require tsx/cjs main.ts): parse the arguments,
+// load the config file, synthesize, write dist/ atomically. All logic lives in lib/.
+import { runCli } from './lib/cli/run-cli';
 import { runSynth } from './lib/synth/run-synth';
 
-runSynth(config, process.argv.slice(2));
+runCli('synth', process.argv.slice(2), (config, options) => runSynth(config, { outdir: options.out, check: options.check }));

@@ -61,35 +61,22 @@ function fail(message) {
 const fmtS = (s) => (s === undefined ? 'n/a' : s < 10 ? `${s.toFixed(3)} s` : `${s.toFixed(1)} s`);
 const fmtMiB = (m) => (m === undefined ? 'n/a' : `${m.toFixed(0)} MiB`);
 
-/**
- * scripts/run-ts.js caches bundles in .build/ and writes a bundle's `.inputs.json` only when esbuild built it
- * (a cache hit only touches the bundle, for its least-recently-used pruning).
- */
-const BUILD_DIR = path.join(ROOT, '.build');
-const rebuilds = {};
-
-function bundleWrittenSince(ms, { configExpected = false } = {}) {
-  if (!fs.existsSync(BUILD_DIR)) return false;
-  return fs.readdirSync(BUILD_DIR).filter((f) => f.endsWith('.inputs.json'))
-    .filter((f) => !(configExpected && f.startsWith('config-')))
-    .some((f) => fs.statSync(path.join(BUILD_DIR, f)).mtimeMs >= ms - 5);
+/** The synth command of package.json (`node --require tsx/cjs main.ts`), as argv with this Node. */
+function synthCommand() {
+  const words = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.synth.split(' ');
+  return [process.execPath, ...words.slice(1)];
 }
 
-/** A copy of homelab.config.ts in .build/ (inside the project, so its imports resolve), for the config-edit run. */
-function editedConfig() {
-  const dir = path.join(BUILD_DIR, 'bench-config');
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, 'homelab.config.ts');
-  fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, 'homelab.config.ts'), 'utf8').replace(/'\.\/lib\//g, "'../../lib/"));
+/** A copy of homelab.config.ts in `dir`, its imports made absolute, for the config-edit run. */
+function editedConfig(dir) {
+  const file = path.join(dir, 'edited.config.ts');
+  fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, 'homelab.config.ts'), 'utf8').replace(/'\.\/lib\//g, `'${ROOT}/lib/`));
   return file;
 }
 
 function progress(name, round, result) {
-  const rebuilt = name.startsWith('synth') || name.startsWith('npm run synth') || name.startsWith('cdk8s synth')
-    ? bundleWrittenSince(result.startedAtMs, { configExpected: name === 'synth after a config edit' }) : false;
-  if (round >= 0 && rebuilt) rebuilds[name] = (rebuilds[name] ?? 0) + 1;
   process.stderr.write(`  ${round < 0 ? 'warm-up' : `run ${round + 1}`}  ${name.padEnd(34)} ${fmtS(result.seconds)}  ` +
-    `${fmtMiB(result.maxRssMiB)}${rebuilt ? '  (bundled)' : ''}\n`);
+    `${fmtMiB(result.maxRssMiB)}\n`);
 }
 
 /** The `app:` command of cdk8s.yaml. */
@@ -135,42 +122,43 @@ function main() {
   try {
     section('synth', () => {
       const out = (n) => path.join(tmp, n);
-      const scaled = (factor) => ['scripts/run-app.js', '--config', `bench/fixtures/homelab-x${factor}.config.ts`, '--out', out(`x${factor}`)];
+      const synth = synthCommand();
+      const scaled = (factor) => [...synth, '--config', `bench/fixtures/homelab-x${factor}.config.ts`, '--out', out(`x${factor}`)];
       const cmds = [
         { name: 'floor: one-chart app', argv: [node, 'bench/fixtures/floor-app.js', out('floor')] },
-        { name: 'synth: default homelab', argv: [node, 'scripts/run-app.js', '--out', out('default')] },
-        { name: 'synth: 10x Applications', argv: [node, ...scaled(10)] },
-        { name: 'synth: 100x Applications', argv: [node, ...scaled(100)] },
+        { name: 'synth: default homelab', argv: [...synth, '--out', out('default')] },
+        { name: 'synth: 10x Applications', argv: scaled(10) },
+        { name: 'synth: 100x Applications', argv: scaled(100) },
         { name: 'npm run synth (default)', argv: ['npm', 'run', '--silent', 'synth', '--', '--out', out('npm')] },
-        // The everyday loop: the config changed since the last synth, lib/ did not (a config bundle is rebuilt).
-        { name: 'synth after a config edit', argv: ['bash', '-c', `echo "// edit $RANDOM$RANDOM" >> "$1" && exec "$2" scripts/run-app.js --config "$1" --out "$3"`,
-          'edit', editedConfig(), node, out('edited')] },
+        // The everyday loop: the config changed since the last synth, lib/ did not (tsx transforms it again).
+        { name: 'synth after a config edit', argv: ['bash', '-c', 'echo "// edit $RANDOM$RANDOM" >> "$1" && shift && exec "$@"',
+          'edit', editedConfig(tmp), ...synth, '--config', path.join(tmp, 'edited.config.ts'), '--out', out('edited')] },
       ].map((c) => ({ ...c, cwd: ROOT }));
+      const shown = synth.slice(1).join(' ');
       const labels = {
         'floor: one-chart app': 'node bench/fixtures/floor-app.js <tmp>',
-        'synth: default homelab': 'node scripts/run-app.js --out <tmp>',
-        'synth: 10x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x10.config.ts --out <tmp>',
-        'synth: 100x Applications': 'node scripts/run-app.js --config bench/fixtures/homelab-x100.config.ts --out <tmp>',
+        'synth: default homelab': `node ${shown} --out <tmp>`,
+        'synth: 10x Applications': `node ${shown} --config bench/fixtures/homelab-x10.config.ts --out <tmp>`,
+        'synth: 100x Applications': `node ${shown} --config bench/fixtures/homelab-x100.config.ts --out <tmp>`,
         'npm run synth (default)': 'npm run synth -- --out <tmp>',
-        'synth after a config edit': 'a line appended to a copy of homelab.config.ts, then node scripts/run-app.js --config <it> --out <tmp>',
+        'synth after a config edit': `a line appended to a copy of homelab.config.ts, then node ${shown} --config <it> --out <tmp>`,
       };
       const r = measure(cmds, { runs: args.runs, gnuTime, onRun: progress });
       addRows(r, labels);
       const med = (n) => r[n].seconds.median;
       target('`npm run synth` / floor', med('synth: default homelab') / med('floor: one-chart app'), LIMITS.synthOverFloor, '×',
-        'the script `npm run synth` runs (`node scripts/run-app.js`) over the one-chart app');
+        `the script \`npm run synth\` runs (\`node ${shown}\`) over the one-chart app`);
       target('10× Applications / default', med('synth: 10x Applications') / med('synth: default homelab'), LIMITS.x10OverDefault, '×');
       target('100× Applications / default', med('synth: 100x Applications') / med('synth: default homelab'), LIMITS.x100OverDefault, '×');
-      // Judged after the group, when it is known which runs re-bundled.
-      npmNote = () => (rebuilds['npm run synth (default)'] || rebuilds['synth: default homelab']
-        ? 'npm\'s own start is not measured here: runs of one of the two default commands re-bundled (see below).'
-        : `npm's own start adds ${fmtS(med('npm run synth (default)') - med('synth: default homelab'))} to \`npm run synth\` ` +
-          `(${(med('npm run synth (default)') / med('floor: one-chart app')).toFixed(2)}× the floor through npm).`);
+      npmNote = () => `npm's own start and the presynth install check add ` +
+        `${fmtS(med('npm run synth (default)') - med('synth: default homelab'))} to \`npm run synth\` ` +
+        `(${(med('npm run synth (default)') / med('floor: one-chart app')).toFixed(2)}× the floor through npm).`;
     });
 
     section('cli', () => {
       const app = cdk8sAppCommand();
-      const typeChecks = /\b(ts-node|tsx|tsc|ts-node-dev)\b/.test(app);
+      // tsx only transforms (esbuild); tsc and ts-node without --transpile-only type-check.
+      const typeChecks = /\btsc\b/.test(app) || (/\bts-node(-dev)?\b/.test(app) && !/--transpile-only|\s-T\b/.test(app));
       target('cdk8s.yaml app command does not type-check', typeChecks ? 1 : 0, 0, '', `\`${app}\``);
       // The app writes its tree into a scratch folder, never into the committed dist/.
       const synthArgs = ['synth', '--app', `${app} --out ${path.join(tmp, 'cli-dist')}`, '--output', path.join(tmp, 'cli-out')];
@@ -225,9 +213,9 @@ function main() {
 
     section('coverage', () => {
       const fixture = path.join(__dirname, 'coverage-fixture.js');
-      if (!fs.existsSync(fixture) || !fs.existsSync(path.join(ROOT, 'scripts', 'coverage.js'))) {
-        console.log('coverage: skipped (bench/coverage-fixture.js or scripts/coverage.js is missing)');
-        notes.push('Coverage audit: skipped (bench/coverage-fixture.js or scripts/coverage.js is missing).');
+      if (!fs.existsSync(fixture)) {
+        console.log('coverage: skipped (bench/coverage-fixture.js is missing)');
+        notes.push('Coverage audit: skipped (bench/coverage-fixture.js is missing).');
         return;
       }
       const repo = path.join(tmp, 'coverage-repo');
@@ -237,9 +225,10 @@ function main() {
       makeHomelabTree(repo, COVERAGE_FILES);
       const setup = Number(process.hrtime.bigint() - start) / 1e9;
       const name = `coverage audit, ${COVERAGE_FILES.toLocaleString('en')} files`;
-      const r = measure([{ name, argv: [node, 'scripts/coverage.js', '--repo', repo, '--json'], cwd: ROOT }],
+      const coverage = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.coverage.split(' ');
+      const r = measure([{ name, argv: [node, ...coverage.slice(1), '--repo', repo, '--json'], cwd: ROOT }],
         { runs: args.runs, gnuTime, onRun: progress });
-      addRows(r, { [name]: 'node scripts/coverage.js --repo <tmp> --json' });
+      addRows(r, { [name]: `node ${coverage.slice(1).join(' ')} --repo <tmp> --json` });
       notes.push(`Coverage fixture (${COVERAGE_FILES} files) built in ${fmtS(setup)}; no target, reported for reference.`);
     });
   } finally {
@@ -247,11 +236,6 @@ function main() {
   }
 
   if (npmNote) notes.unshift(npmNote());
-  const rebuilt = Object.entries(rebuilds);
-  if (rebuilt.length > 0) {
-    notes.push(`Runs that re-bundled with esbuild (a .build/ file written during the run): ${rebuilt.map(([n, c]) => `${n} ${c}`).join(', ')} ` +
-      `of ${args.runs} each; those figures include bundling (the sources or the packages changed during the run?).`);
-  }
   const table = [
     '| Command | Median | Min | Max | Peak RSS (median / max) |',
     '| --- | ---: | ---: | ---: | ---: |',

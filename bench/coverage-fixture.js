@@ -1,6 +1,6 @@
 'use strict';
 // A synthetic homelab checkout for the coverage benchmark: exactly N files, deterministic, and clean under
-// the config of the committed dist/ (homelab.config.ts), so `node scripts/coverage.js --repo <dir>` exits 0.
+// the config of the committed dist/ (homelab.config.ts), so `npm run coverage -- --repo <dir>` exits 0.
 //
 //   const { makeHomelabTree } = require('./bench/coverage-fixture');
 //   makeHomelabTree('/tmp/homelab', 10000);

@@ -57,7 +57,7 @@ describe('README commands', () => {
     for (const [file, call] of elsewhere) {
       expect({ file, call, present: fs.readFileSync(path.join(root, file), 'utf8').includes(call) }).toEqual({ file, call, present: true });
     }
-    expect(scripts).toMatchObject({ plan: 'node scripts/plan.js', import: 'node scripts/import-crds.js', schemas: 'node scripts/generate-schemas.js' });
+    expect(scripts).toMatchObject({ plan: 'node --require tsx/cjs lib/cli/plan.ts', import: 'node scripts/import-crds.js', schemas: 'node scripts/generate-schemas.js' });
     expect(scripts.check).toContain('node scripts/check-generated.js');
   });
 

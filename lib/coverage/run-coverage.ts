@@ -7,9 +7,6 @@ import { coverageModel } from './coverage-model';
 import { formatReport, reportJson } from './format-report';
 import { scanRepoTree } from './repo-tree';
 
-/** How to call the command. */
-export const COVERAGE_USAGE = 'Usage: npm run coverage -- --repo <path to a homelab checkout> [--json] [--config <file.ts>]';
-
 /** What the command prints and its exit code: 0 clean, 1 findings, 2 usage error or a config that does not synthesize. */
 export interface CoverageCommandResult {
   readonly exitCode: 0 | 1 | 2;
@@ -29,24 +26,10 @@ export function auditHomelabCoverage(config: HomelabConfig, repoRoot: string): C
   return auditCoverage(coverageModel(argocd, resolved.argocd.unmanaged), scanRepoTree(repoRoot));
 }
 
-/** The `coverage` command: parses `argv` (`--repo <path>`, `--json`, `--help`), audits, and renders the result. */
-export function coverageCommand(config: HomelabConfig, argv: readonly string[]): CoverageCommandResult {
-  const usageError = (message: string): CoverageCommandResult => ({ exitCode: 2, stdout: '', stderr: `coverage: ${message}\n${COVERAGE_USAGE}\n` });
-  let repo: string | undefined;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') return { exitCode: 0, stdout: `${COVERAGE_USAGE}\n`, stderr: '' };
-    if (arg === '--json') {
-      json = true;
-    } else if (arg === '--repo' || arg.startsWith('--repo=')) {
-      repo = arg === '--repo' ? argv[++i] : arg.slice('--repo='.length);
-      if (repo === undefined || repo.length === 0 || repo.startsWith('--')) return usageError('--repo needs the path of a homelab checkout.');
-    } else {
-      return usageError(`unknown argument '${arg}'.`);
-    }
-  }
-  if (repo === undefined) return usageError('missing --repo <path to a homelab checkout>.');
+/** The `coverage` command: audits the checkout at `options.repo` and renders the result (`json`: the machine format). */
+export function coverageCommand(config: HomelabConfig, options: { readonly repo: string; readonly json: boolean }): CoverageCommandResult {
+  const usageError = (message: string): CoverageCommandResult => ({ exitCode: 2, stdout: '', stderr: `coverage: ${message}\n` });
+  const { repo, json } = options;
   const root = path.resolve(repo);
   if (!fs.existsSync(root)) return usageError(`repo path '${repo}' does not exist.`);
   if (!fs.statSync(root).isDirectory()) return usageError(`repo path '${repo}' is not a directory.`);

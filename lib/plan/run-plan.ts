@@ -15,25 +15,15 @@ export interface PlanIo {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-export const PLAN_USAGE = 'Usage: plan [--config <file.ts>] [--color | --no-color]';
+/** Whether to colour the plan: `auto` colours on a terminal without `NO_COLOR`. */
+export type ColorMode = 'auto' | 'always' | 'never';
 
 /**
  * The `plan` command: synthesizes `config` in memory (nothing is written) and prints the plan, coloured
- * only on a terminal. Returns the exit code: 0, 1 when the config is invalid, 2 on a wrong argument.
+ * according to `color`. Returns the exit code: 0, or 1 when the config is invalid.
  */
-export function runPlan(config: HomelabConfig, argv: readonly string[], io: PlanIo): number {
-  let mode: 'auto' | 'always' | 'never' = 'auto';
-  for (const arg of argv) {
-    if (arg === '--color') mode = 'always';
-    else if (arg === '--no-color') mode = 'never';
-    else if (arg === '-h' || arg === '--help') {
-      io.stdout.write(`${PLAN_USAGE}\n\nPrints the Phase-0 steps, the Argo CD waves and the Phase-2 cutover of the homelab config.\n`);
-      return 0;
-    } else {
-      io.stderr.write(`unknown argument '${arg}'. ${PLAN_USAGE}\n`);
-      return 2;
-    }
-  }
+export function runPlan(config: HomelabConfig, options: { readonly color: ColorMode }, io: PlanIo): number {
+  const mode = options.color;
   let synthesis;
   try {
     synthesis = synthesizeHomelab(config);

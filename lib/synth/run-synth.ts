@@ -12,22 +12,23 @@ export interface SynthResult {
   readonly stderr: string;
 }
 
-const USAGE = 'Usage: synth [--config <file.ts>] [--out <dir>] [--check]';
+/** Where `synthesizeToDisk` writes, and whether it only compares. */
+export interface SynthOptions {
+  /** The output folder. @default 'dist' */
+  readonly outdir?: string;
+  /** Compare a fresh synthesis with `outdir` instead of writing it. @default false */
+  readonly check?: boolean;
+}
 
 /**
- * Synthesizes `config` into `--out <dir>` (default `dist`), or with `--check` compares a fresh synthesis
- * with that folder (exit 1 with a summary when they differ). On an invalid config or unsafe output it
- * reports every problem (exit 1) and writes nothing: the previous output is replaced only after everything
- * rendered and validated. Exit 2 on a usage error. Never exits the process itself (tests call it directly).
+ * Synthesizes `config` into `outdir`, or with `check` compares a fresh synthesis with that folder (exit 1 with
+ * a summary when they differ). On an invalid config or unsafe output it reports every problem (exit 1) and
+ * writes nothing: the previous output is replaced only after everything rendered and validated. Never exits
+ * the process itself (tests call it directly).
  */
-export function synthesizeToDisk(config: HomelabConfig, argv: readonly string[], env: { cliOutdir?: string } = {}): SynthResult {
-  let outdir = 'dist';
-  let check = false;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--out' && argv[i + 1]) outdir = argv[++i];
-    else if (argv[i] === '--check') check = true;
-    else return { exitCode: 2, stdout: '', stderr: `unknown argument '${argv[i]}'. ${USAGE}\n` };
-  }
+export function synthesizeToDisk(config: HomelabConfig, options: SynthOptions = {}, env: { cliOutdir?: string } = {}): SynthResult {
+  const outdir = options.outdir ?? 'dist';
+  const check = options.check ?? false;
   let tree: OutputTree;
   try {
     tree = synthesizeHomelab(config).tree;
@@ -50,10 +51,10 @@ export function synthesizeToDisk(config: HomelabConfig, argv: readonly string[],
   return { exitCode: 0, stdout: `Synthesized ${tree.size} files into ${outdir}/\n`, stderr: '' };
 }
 
-/** The app's entry: `synthesizeToDisk` with the process's arguments, output and exit code. */
-export function runSynth(config: HomelabConfig, argv: readonly string[]): void {
-  const result = synthesizeToDisk(config, argv, { cliOutdir: process.env.CDK8S_OUTDIR });
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  process.exitCode = result.exitCode;
+/**
+ * The synth command: `synthesizeToDisk`, and under `cdk8s synth` a copy for the CLI in `CDK8S_OUTDIR` (the
+ * CLI lists the manifests of that folder, which it deletes first; dist/ itself is never the CLI's folder).
+ */
+export function runSynth(config: HomelabConfig, options: SynthOptions): SynthResult {
+  return synthesizeToDisk(config, options, { cliOutdir: process.env.CDK8S_OUTDIR });
 }

@@ -222,7 +222,7 @@ describe('a rejected config leaves the previous output as it was', () => {
     // GIVEN the previous output
     const out = path.join(tmp, 'dist');
     // WHEN
-    const result = synthesizeToDisk(config() as HomelabConfig, ['--out', out]);
+    const result = synthesizeToDisk(config() as HomelabConfig, { outdir: out });
     // THEN
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');

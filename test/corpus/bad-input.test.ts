@@ -28,7 +28,7 @@ describe('bad-input corpus: config level', () => {
     // GIVEN the previous output
     const out = path.join(tmp, 'dist');
     // WHEN
-    const result = synthesizeToDisk(mutate(REFERENCE_HOMELAB), ['--out', out]);
+    const result = synthesizeToDisk(mutate(REFERENCE_HOMELAB), { outdir: out });
     // THEN
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');

@@ -1,29 +1,23 @@
-import { spawnSync } from 'child_process';
-import * as path from 'path';
 import homelabConfig from '../../homelab.config';
-import { COVERAGE_USAGE, coverageCommand } from '../../lib/coverage/run-coverage';
+import { USAGE } from '../../lib/cli/args';
+import { coverageCommand } from '../../lib/coverage/run-coverage';
+import { root, run } from '../cli/command';
 import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutApplications } from './fixture';
 
-// The real entry point (scripts/coverage.js → lib/coverage/cli.ts) in child processes: exit 1 (with --json
-// and --config), exit 2 from the script and from the command.
-const root = path.resolve(__dirname, '../..');
+// The real entry point (package.json's coverage script: lib/cli/coverage.ts under tsx) in child processes:
+// exit 1 (with --json and --config), exit 2 from the command line and from the command.
 
 const checkouts = new TempCheckouts();
 afterEach(() => checkouts.cleanup());
 
-function coverage(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  // The script resolves relative paths against INIT_CWD only when npm runs it as the `coverage` script.
-  delete env.npm_lifecycle_event;
-  return spawnSync(process.execPath, [path.join(root, 'scripts/coverage.js'), ...args], { cwd: root, env, encoding: 'utf8' });
-}
+const coverage = (args: string[]) => run('coverage', args);
 
-// The clean verdict and the text report are the command's output (coverageCommand, what lib/coverage/cli.ts
+// The clean verdict and the text report are the command's output (coverageCommand, what lib/cli/coverage.ts
 // prints): in-process. Exit 0 of the real process is shown by `npm run coverage` in test/readme.test.ts, exit 1
 // and 2 by the spawns below.
 test('exit 0 and a one-line verdict on a clean checkout (config: homelab.config.ts)', () => {
   const repo = checkouts.write(referenceCheckout(homelabConfig));
-  const r = coverageCommand(homelabConfig, ['--repo', repo]);
+  const r = coverageCommand(homelabConfig, { repo, json: false });
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   expect(r.stdout).toMatch(
@@ -38,7 +32,7 @@ test('exit 1 with the findings grouped under headings', () => {
     'applications/sqs/argocd/app.yaml': manifest('Application', 'kmsvc-root', 'argoproj.io/v1alpha1'),
   });
   // WHEN
-  const text = coverageCommand(homelabConfig, ['--repo', repo]);
+  const text = coverageCommand(homelabConfig, { repo, json: false });
   // THEN
   expect(text.exitCode).toBe(1);
   expect(text.stdout.split('\n').slice(1)).toEqual([
@@ -87,10 +81,5 @@ test('--json with --config: a config without monitoring-config leaves the 27 mon
 
 test('exit 2 on a usage error, with the message and the usage line on stderr', () => {
   const r = coverage(['--repo', root, '--verbose']);
-  expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `coverage: unknown argument '--verbose'.\n${COVERAGE_USAGE}\n`]);
-});
-
-test('exit 2 when the --config file does not exist', () => {
-  const r = coverage(['--repo', root, '--config', 'nope.config.ts']);
-  expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `coverage: config file not found: nope.config.ts\n${COVERAGE_USAGE}\n`]);
+  expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `coverage: unknown option '--verbose'.\n${USAGE.coverage}\n`]);
 });

@@ -1,42 +1,30 @@
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
-import { COVERAGE_USAGE, coverageCommand } from '../../lib/coverage/run-coverage';
+import { coverageCommand } from '../../lib/coverage/run-coverage';
 import { manifest, referenceCheckout, TempCheckouts } from './fixture';
 
 const checkouts = new TempCheckouts();
 afterEach(() => checkouts.cleanup());
 
-const usageError = (message: string) => ({ exitCode: 2, stdout: '', stderr: `coverage: ${message}\n${COVERAGE_USAGE}\n` });
+const usageError = (message: string) => ({ exitCode: 2, stdout: '', stderr: `coverage: ${message}\n` });
+const text = { json: false };
 
-describe('coverageCommand usage errors exit 2 with a clear message', () => {
-  test('fails without --repo', () => {
-    expect(coverageCommand(REFERENCE_HOMELAB, [])).toEqual(usageError('missing --repo <path to a homelab checkout>.'));
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--json'])).toEqual(usageError('missing --repo <path to a homelab checkout>.'));
-  });
+// The command line (--repo required, unknown options) is parsed by parseCommandLine: test/cli/args.test.ts.
 
-  test('fails on --repo without a path', () => {
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--repo'])).toEqual(usageError('--repo needs the path of a homelab checkout.'));
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--repo', '--json'])).toEqual(usageError('--repo needs the path of a homelab checkout.'));
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--repo='])).toEqual(usageError('--repo needs the path of a homelab checkout.'));
-  });
-
-  test('fails on an unknown argument', () => {
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--repo', '.', '-v'])).toEqual(usageError('unknown argument \'-v\'.'));
-  });
-
+describe('coverageCommand exits 2 with a clear message when there is nothing to compare', () => {
   test('fails when the repo path does not exist or is not a directory', () => {
     const repo = checkouts.write({ 'file.txt': 'x\n' });
     const missing = path.join(repo, 'missing');
-    expect(coverageCommand(REFERENCE_HOMELAB, ['--repo', missing])).toEqual(usageError(`repo path '${missing}' does not exist.`));
+    expect(coverageCommand(REFERENCE_HOMELAB, { ...text, repo: missing })).toEqual(usageError(`repo path '${missing}' does not exist.`));
     const file = path.join(repo, 'file.txt');
-    expect(coverageCommand(REFERENCE_HOMELAB, [`--repo=${file}`])).toEqual(usageError(`repo path '${file}' is not a directory.`));
+    expect(coverageCommand(REFERENCE_HOMELAB, { ...text, repo: file })).toEqual(usageError(`repo path '${file}' is not a directory.`));
   });
 
   test('fails when the config does not synthesize', () => {
     const databases = { ...REFERENCE_HOMELAB.databases, temporal: { cluster: 'nope', owner: 'temporal' } };
     const bad: HomelabConfig = { ...REFERENCE_HOMELAB, databases };
-    const result = coverageCommand(bad, ['--repo', checkouts.write({ 'README.md': '#\n' })]);
+    const result = coverageCommand(bad, { ...text, repo: checkouts.write({ 'README.md': '#\n' }) });
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr)
@@ -45,15 +33,11 @@ describe('coverageCommand usage errors exit 2 with a clear message', () => {
   });
 });
 
-test('--help prints the usage and exits 0', () => {
-  expect(coverageCommand(REFERENCE_HOMELAB, ['--help'])).toEqual({ exitCode: 0, stdout: `${COVERAGE_USAGE}\n`, stderr: '' });
-});
-
 test('exit 0 when clean, 1 on findings; --json selects the machine format', () => {
   const clean = checkouts.write(referenceCheckout());
-  expect(coverageCommand(REFERENCE_HOMELAB, ['--repo', clean])).toMatchObject({ exitCode: 0, stderr: '' });
+  expect(coverageCommand(REFERENCE_HOMELAB, { ...text, repo: clean })).toMatchObject({ exitCode: 0, stderr: '' });
   const dirty = checkouts.write({ ...referenceCheckout(), 'k8s/apps/duckdns/extra/job.yaml': manifest('Job', 'x', 'batch/v1') });
-  const result = coverageCommand(REFERENCE_HOMELAB, ['--json', `--repo=${dirty}`]);
+  const result = coverageCommand(REFERENCE_HOMELAB, { json: true, repo: dirty });
   expect(result.exitCode).toBe(1);
   expect(JSON.parse(result.stdout)).toMatchObject({ findings: 1, orphans: [{ path: 'k8s/apps/duckdns/extra' }] });
 });
@@ -63,7 +47,7 @@ test('a git.repoRoot in the config does not turn the audit into a synth error', 
   const repo = checkouts.write({ 'README.md': '#\n' });
   const config = { ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, repoRoot: repo } } as HomelabConfig;
   // THEN the audit runs and reports them
-  const result = coverageCommand(config, ['--repo', repo, '--json']);
+  const result = coverageCommand(config, { json: true, repo });
   expect(result.exitCode).toBe(1);
   expect(JSON.parse(result.stdout).missing.length).toBeGreaterThan(0);
 });
