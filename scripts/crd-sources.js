@@ -29,7 +29,7 @@ async function loadVerified(src) {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       buf = Buffer.from(await res.arrayBuffer());
     } catch (e) {
-      throw new Error(`cannot download ${src.url}: ${e.cause?.code ?? e.message}`);
+      throw new Error(`cannot download ${src.url}: ${e.cause?.code ?? e.message}`, { cause: e });
     }
   }
   const sha = gitBlobSha(buf);

@@ -77,7 +77,7 @@ describe('README commands', () => {
   });
 
   test('npm run coverage -- --repo <checkout> is clean on a checkout that matches the config', () => {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
+     
     const { makeHomelabTree } = require('../bench/coverage-fixture');
     const repo = path.join(tmp, 'homelab');
     makeHomelabTree(repo, 150);

@@ -1,5 +1,5 @@
-// Entry point of `npm run plan` (node --require tsx/cjs lib/cli/plan.ts). Logic lives in lib/plan/run-plan.ts.
-import { runPlan } from '../plan/run-plan';
+// Entry point of `npm run plan` (node --require tsx/cjs lib/cli/plan.ts). Logic lives in lib/cli/run-plan.ts.
+import { runPlan } from './run-plan';
 import { runCli } from './run-cli';
 
 // `npm run plan | head` closes the pipe early; that is not an error.

@@ -117,7 +117,7 @@ const databaseRules: ConfigRule = {
       }
       problems.when(db.deliveredBy === 'bootstrap' && cluster.deliveredBy === 'argocd',
         `${path}.deliveredBy`, () => `the database is delivered in Phase 0 but its cluster '${db.cluster}' is delivered by ` +
-          `Argo CD, so it would be applied before its cluster exists. Set deliveredBy: 'argocd' or move the cluster to Phase 0.`);
+          'Argo CD, so it would be applied before its cluster exists. Set deliveredBy: \'argocd\' or move the cluster to Phase 0.');
     }
   },
 };

@@ -225,7 +225,7 @@ function seconds(n: number): string {
 /** Quotes `s` for bash: bare when it has only safe characters, else in single quotes. */
 function shq(s: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+  return `'${s.replace(/'/g, '\'\\\'\'')}'`;
 }
 
 /** A path for bash, with a leading `~` as `"$HOME"` (a quoted `~` would not expand). */

@@ -51,7 +51,7 @@ export function renderOverview(plan: HomelabPlan): string {
     '',
     '## Argo CD waves',
     '',
-    `Argo CD applies every Application of a wave, waits until all of them are healthy, then starts the next wave. ` +
+    'Argo CD applies every Application of a wave, waits until all of them are healthy, then starts the next wave. ' +
       'An Application may depend only on Applications of earlier waves.',
     ...plan.waves.flatMap((w) => ['', ...waveTable(w, waveOf)]),
     '',
@@ -194,7 +194,7 @@ function cutoverSection(c: PlannedCutover): string[] {
       `| ${code(c.githubUrl)} | ${code(c.forgejoUrl)} |`,
     `| AppProject ${code(c.project.name)} (${code(c.project.file)}): ${code('sourceRepos')} permit both URLs and ` +
       `${c.project.chartRepos} chart repositories | unchanged | unchanged |`,
-    `| repository credential (one Secret per git host; GitHub's stays for disaster recovery) | ` +
+    '| repository credential (one Secret per git host; GitHub\'s stays for disaster recovery) | ' +
       `${code(`${cred.namespace}/${cred.github.name}`)}: ${side(cred.github)} | ${code(`${cred.namespace}/${cred.forgejo.name}`)}: ${side(cred.forgejo)} |`,
     ...(c.unchangedApplications.length > 0
       ? ['', `Unchanged (chart repositories only): ${c.unchangedApplications.map(code).join(', ')}.`]

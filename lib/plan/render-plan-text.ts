@@ -28,7 +28,7 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
   if (!Number.isInteger(width) || width < 40) throw new Error(`plan: width must be a whole number of at least 40, got ${width}`);
   const style = textStyle(options.color ?? false);
   const out: string[] = [
-    ...heading(`Homelab plan: Phase 0 by hand, then Argo CD waves, then the Phase-2 cutover`, width, style),
+    ...heading('Homelab plan: Phase 0 by hand, then Argo CD waves, then the Phase-2 cutover', width, style),
     '',
     ...phase0(plan, width, style),
     '',

@@ -124,7 +124,8 @@ function compareRanked(a: Ranked, b: Ranked): number {
 }
 
 /**
- * Validates a whole output tree (documents as generated, or text as written): every object strictly against the pinned Kubernetes 1.30 and CRD schemas
+ * Validates a whole output tree (documents as generated, or text as written): every object strictly against the
+ * pinned Kubernetes 1.30 and CRD schemas
  * (patches leniently), the rules schemas miss (names, namespaces, labels, port names, large integers), the
  * restricted Pod Security profile and resource rules on every pod template, RBAC least privilege, and a scan of
  * every file for secrets. Returns every problem, sorted by file, document and path; empty when all is well.

@@ -7,7 +7,7 @@ import { parseHomelabConfig } from '../../lib/config/parse';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { ConfigError } from '../../lib/shared/errors';
 import { readTree, writeTree } from '../../lib/output/output-tree';
-import { synthesizeToDisk } from '../../lib/synth/run-synth';
+import { synthesizeToDisk } from '../../lib/cli/synth';
 
 /**
  * Mistakes a new user makes in `homelab.config.ts`, which `npm run synth` does not type-check: each must be

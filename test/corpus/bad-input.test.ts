@@ -4,7 +4,7 @@ import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { OutputTree, readTree, writeTree } from '../../lib/output/output-tree';
-import { synthesizeToDisk } from '../../lib/synth/run-synth';
+import { synthesizeToDisk } from '../../lib/cli/synth';
 import { formatOutputProblems } from '../../lib/validation/output-problem';
 import { validateOutput } from '../../lib/validation/validate-output';
 import { CORPUS_CASES } from './cases';

@@ -3,7 +3,7 @@ import { HomelabConfig } from '../../lib/config/homelab-config';
 import { auditCoverage, CoverageReport, findingCount } from '../../lib/coverage/audit-coverage';
 import { CoverageModel } from '../../lib/coverage/coverage-model';
 import { scanRepoTree } from '../../lib/coverage/repo-tree';
-import { auditHomelabCoverage } from '../../lib/coverage/run-coverage';
+import { auditHomelabCoverage } from '../../lib/cli/run-coverage';
 import {
   encryptedSecret, Files, kustomization, manifest, MONITORING_MANIFESTS, OAUTH_JOB, referenceCheckout, synthesized,
   TempCheckouts, withArgocd, withoutApplications,
@@ -216,7 +216,7 @@ describe('duplicates', () => {
     expect(messages(report)).toEqual({
       duplicates: ['kafka-cluster', 'management-service', 'queue-crd'].map((app) =>
         `k8s/apps/messaging/${app}: the source of '${app}', inside the recursive source k8s/apps/messaging of 'messaging'; `
-        + `both render its manifests. Exclude it from 'messaging' or drop one source.`),
+        + 'both render its manifests. Exclude it from \'messaging\' or drop one source.'),
     });
     expect(report.duplicates[0]).toMatchObject({ reason: 'nested-in-recursive', applications: ['kafka-cluster', 'messaging'] });
   });

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import homelabConfig from '../../homelab.config';
-import { auditHomelabCoverage } from '../../lib/coverage/run-coverage';
+import { auditHomelabCoverage } from '../../lib/cli/run-coverage';
 import { scanRepoTree } from '../../lib/coverage/repo-tree';
 
 // The benchmark's generator (plain JS, so the benchmark can call it without a TypeScript step).

@@ -6,10 +6,11 @@ const Sequencer = require('@jest/test-sequencer').default;
 /** End-to-end files that spawn real processes, slowest first (paths from the project root). */
 const SLOW_FIRST = [
   'test/output/runbook-script.test.ts',
-  'test/synth/run-synth.test.ts',
+  'test/cli/synth.test.ts',
   'test/readme.test.ts',
-  'test/plan/run-plan.test.ts',
-  'test/coverage/cli.test.ts',
+  'test/cli/run-plan.test.ts',
+  'test/cli/coverage.test.ts',
+  'test/cli/load-config.test.ts',
 ];
 
 class SlowFirstSequencer extends Sequencer {

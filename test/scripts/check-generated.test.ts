@@ -1,4 +1,4 @@
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { compareTrees } = require('../../scripts/check-generated') as {
   compareTrees: (expected: Map<string, Buffer>, actual: Map<string, Buffer>) => string[];
 };

@@ -67,7 +67,12 @@ test('fails on hostPath and volume types the restricted profile does not allow',
 });
 
 test('fails on host namespaces, privileged containers and host ports', () => {
-  const spec = podSpec({ hostNetwork: true, hostPID: true, hostIPC: true, containers: [container({ securityContext: sc({ privileged: true }), ports: [{ containerPort: 80, hostPort: 80 }] })] });
+  const spec = podSpec({
+    hostNetwork: true,
+    hostPID: true,
+    hostIPC: true,
+    containers: [container({ securityContext: sc({ privileged: true }), ports: [{ containerPort: 80, hostPort: 80 }] })],
+  });
   expect(problemsOfObjects(deployment(spec))).toEqual([
     `${P}.containers[0].ports[0].hostPort: container 'app' binds host port 80, which the baseline profile forbids; expose it with a Service instead`,
     `${P}.containers[0].securityContext.privileged: container 'app' is privileged, which the baseline profile forbids; remove privileged: true`,

@@ -164,7 +164,9 @@ export function projectNameProblem(name: string): string | undefined {
  * Every repo path that two Applications use (each deployable directory is the source of exactly one
  * Application), for Applications given in name order. Used by the project's validation and the config check.
  */
-export function sharedPathProblems(apps: readonly { readonly name: string; readonly repoPaths: readonly string[] }[]): { name: string; message: string }[] {
+export function sharedPathProblems(
+  apps: readonly { readonly name: string; readonly repoPaths: readonly string[] }[],
+): { name: string; message: string }[] {
   const errors: { name: string; message: string }[] = [];
   const pathOwners = new Map<string, string>();
   for (const app of apps) {

@@ -123,7 +123,10 @@ export class CnpgCluster extends Construct {
         bootstrap: { initdb: { database: this.initdbDatabase, owner: this.initdbOwner } },
         storage: { size: this.storageSize, storageClass: props.storageClass },
         resources: {
-          requests: { cpu: ClusterSpecResourcesRequests.fromString(this.cpuRequest), memory: ClusterSpecResourcesRequests.fromString(this.memoryRequest) },
+          requests: {
+            cpu: ClusterSpecResourcesRequests.fromString(this.cpuRequest),
+            memory: ClusterSpecResourcesRequests.fromString(this.memoryRequest),
+          },
           limits: { memory: ClusterSpecResourcesLimits.fromString(this.memoryLimit) },
         },
         ...(this.controlPlaneFriendly ? {

@@ -25,7 +25,10 @@ export function makeProjectChart(): { chart: Chart; repo: HomelabRepo; project: 
 }
 
 /** Minimal Application props; tests override what they are about. */
-export function appProps(base: { repo: HomelabRepo; project: HomelabProject }, overrides: Partial<HomelabApplicationProps> = {}): HomelabApplicationProps {
+export function appProps(
+  base: { repo: HomelabRepo; project: HomelabProject },
+  overrides: Partial<HomelabApplicationProps> = {},
+): HomelabApplicationProps {
   return {
     name: 'demo',
     project: base.project,

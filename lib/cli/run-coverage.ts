@@ -2,10 +2,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { GitConfig, HomelabConfig } from '../config/homelab-config';
 import { synthesizeHomelab } from '../synth/synthesize-homelab';
-import { auditCoverage, CoverageReport, findingCount } from './audit-coverage';
-import { coverageModel } from './coverage-model';
-import { formatReport, reportJson } from './format-report';
-import { scanRepoTree } from './repo-tree';
+import { auditCoverage, CoverageReport, findingCount } from '../coverage/audit-coverage';
+import { coverageModel } from '../coverage/coverage-model';
+import { formatReport, reportJson } from '../coverage/format-report';
+import { scanRepoTree } from '../coverage/repo-tree';
 
 /** What the command prints and its exit code: 0 clean, 1 findings, 2 usage error or a config that does not synthesize. */
 export interface CoverageCommandResult {

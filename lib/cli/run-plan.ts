@@ -1,9 +1,9 @@
 import { HomelabConfig } from '../config/homelab-config';
 import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { ConfigError } from '../shared/errors';
-import { buildPlan } from './homelab-plan';
-import { renderPlanText } from './render-plan-text';
-import { useColor } from './text-layout';
+import { buildPlan } from '../plan/homelab-plan';
+import { renderPlanText } from '../plan/render-plan-text';
+import { useColor } from '../plan/text-layout';
 
 /** Where `runPlan()` writes, and what it knows about the terminal. */
 export interface PlanIo {

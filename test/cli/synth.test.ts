@@ -3,8 +3,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { readTree } from '../../lib/output/output-tree';
-import { synthesizeToDisk } from '../../lib/synth/run-synth';
-import { root, run } from '../cli/command';
+import { synthesizeToDisk } from '../../lib/cli/synth';
+import { root, run } from './command';
 
 // These tests run the real entry point (package.json's synth script: main.ts under tsx) in child processes.
 const synth = (args: string[], env: Record<string, string> = {}) => run('synth', args, env);

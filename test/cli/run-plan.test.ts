@@ -3,8 +3,8 @@ import * as path from 'path';
 import type { CommandOptions } from '../../lib/cli/args';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
-import { runPlan } from '../../lib/plan/run-plan';
-import { run as runCommand } from '../cli/command';
+import { runPlan } from '../../lib/cli/run-plan';
+import { run as runCommand } from './command';
 
 const root = path.resolve(__dirname, '../..');
 const ANSI = /\x1b\[/;

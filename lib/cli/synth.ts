@@ -1,6 +1,6 @@
 import { HomelabConfig } from '../config/homelab-config';
 import { ConfigError } from '../shared/errors';
-import { synthesizeHomelab } from './synthesize-homelab';
+import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { OutputValidationError } from '../validation/output-problem';
 import { diffTrees, formatDiff, isEmptyDiff } from '../output/diff-tree';
 import { OutputTree, readTree, writeTree } from '../output/output-tree';

@@ -1,8 +1,8 @@
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
-import { coverageCommand } from '../../lib/coverage/run-coverage';
-import { manifest, referenceCheckout, TempCheckouts } from './fixture';
+import { coverageCommand } from '../../lib/cli/run-coverage';
+import { manifest, referenceCheckout, TempCheckouts } from '../coverage/fixture';
 
 const checkouts = new TempCheckouts();
 afterEach(() => checkouts.cleanup());

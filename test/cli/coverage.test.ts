@@ -1,8 +1,8 @@
 import homelabConfig from '../../homelab.config';
 import { USAGE } from '../../lib/cli/args';
-import { coverageCommand } from '../../lib/coverage/run-coverage';
-import { root, run } from '../cli/command';
-import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutApplications } from './fixture';
+import { coverageCommand } from '../../lib/cli/run-coverage';
+import { root, run } from './command';
+import { kustomization, manifest, referenceCheckout, TempCheckouts, withoutApplications } from '../coverage/fixture';
 
 // The real entry point (package.json's coverage script: lib/cli/coverage.ts under tsx) in child processes:
 // exit 1 (with --json and --config), exit 2 from the command line and from the command.

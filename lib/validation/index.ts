@@ -1,3 +1,0 @@
-export * from './output-problem';
-export * from './rbac-rules';
-export * from './validate-output';
