@@ -5,6 +5,8 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Only test/ holds tests; the haste map need not crawl dist/, .build/ or the generated imports/ and schemas/.
   roots: ['<rootDir>/test'],
+  // The packed-tarball test builds, packs and installs the package (`npm run test:package`, run by .ci/run).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', {
       // The same output as tsc for tsconfig.json: CommonJS, ES2022, and class fields defined with

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { readTree } from '../lib/output/output-tree';
 
 // Every command the README shows is exercised here, by the end-to-end test of its command, or by .ci/run, so
-// the README cannot rot: `npm run plan` in test/plan/run-plan.test.ts; `npm run import` and `npm run schemas`
+// the README cannot rot: `npm run plan` in test/cli/run-plan.test.ts; `npm run import` and `npm run schemas`
 // by `npm run check` in .ci/run (scripts/check-generated.js regenerates both and compares them byte for byte).
 const root = path.resolve(__dirname, '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');

@@ -1,0 +1,3 @@
+export * from './bootstrap-step';
+export * from './order-steps';
+export * from './waits';

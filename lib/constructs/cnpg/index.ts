@@ -1,0 +1,4 @@
+export * from './cnpg-cluster';
+export * from './cnpg-database';
+export * from './cnpg-operator';
+export * from './wait-for-postgres-job';

@@ -1,0 +1,3 @@
+export * from './forgejo-mirror-job';
+export * from './forgejo-server';
+export * from './redis';

@@ -1,0 +1,2 @@
+export * from './temporal-application';
+export * from './temporal-values';
