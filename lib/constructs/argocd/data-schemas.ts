@@ -65,7 +65,7 @@ export class DataSchemas extends HomelabApplication {
     const databases = [...props.databases].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const name = props.name ?? 'data-schemas';
     if (clusters.length + databases.length === 0) {
-      throw new Error(`application '${name}': has nothing to deliver. Set deliveredBy: 'argocd' on a cluster or database, or drop the Application.`);
+      throw new Error(`application '${name}': has nothing to deliver; pass at least one of 'clusters' or 'databases', or drop the Application.`);
     }
     const namespaces = [...new Set([...clusters, ...databases].map((o) => o.namespace))].sort();
     super(scope, id, {

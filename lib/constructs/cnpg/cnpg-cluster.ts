@@ -107,12 +107,11 @@ export class CnpgCluster extends Construct {
     this.memoryLimit = props.memoryLimit ?? CNPG_RESOURCE_DEFAULTS.memoryLimit;
 
     if (!Number.isInteger(this.instances) || this.instances < 1) {
-      throw new Error(`postgres cluster '${this.name}': instances must be an integer of at least 1, got ${this.instances}. ` +
-        `Set postgresClusters.${this.name}.instances in the homelab config.`);
+      throw new Error(`${this.node.path}: 'instances' must be an integer of at least 1, got ${this.instances}.`);
     }
     if (this.managedRoles.includes(this.initdbOwner)) {
-      throw new Error(`postgres cluster '${this.name}': role '${this.initdbOwner}' is both the initdb owner and a managed role. ` +
-        `Remove it from postgresClusters.${this.name}.managedRoles.`);
+      throw new Error(`${this.node.path}: role '${this.initdbOwner}' is both 'initdbOwner' and one of 'managedRoles'; ` +
+        'CNPG creates the initdb owner itself. Remove it from \'managedRoles\'.');
     }
 
     this.resource = new Cluster(this, 'Resource', {

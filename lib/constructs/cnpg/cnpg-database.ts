@@ -47,9 +47,9 @@ export class CnpgDatabase extends Construct {
     this.reclaimPolicy = props.reclaimPolicy ?? 'retain';
 
     if (!this.cluster.hasRole(this.owner)) {
-      throw new Error(`database '${this.pgName}': owner '${this.owner}' is not a role of cluster '${this.cluster.name}' ` +
+      throw new Error(`${this.node.path}: 'owner' ('${this.owner}') is not a role of cluster '${this.cluster.name}' ` +
         `(roles: ${this.cluster.roles.join(', ')}). CNPG never creates the owner, so the database would never be applied. ` +
-        `Add '${this.owner}' to postgresClusters.${this.cluster.name}.managedRoles or change databases.${this.pgName}.owner.`);
+        `Add '${this.owner}' to the cluster's 'managedRoles', or choose one of its roles.`);
     }
 
     this.resource = new Database(this, 'Resource', {

@@ -174,8 +174,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
 
     const size = parseQuantity(this.storageSize);
     if (size === undefined || !isPositiveQuantity(size) || hasSubUnitSuffix(size)) {
-      throw new Error(`forgejo: storageSize must be a Kubernetes quantity such as '20Gi', got '${this.storageSize}'. ` +
-        'Set forgejo.storageSize in the homelab config.');
+      throw new Error(`${this.node.path}: 'storageSize' must be a positive Kubernetes quantity such as '20Gi', got '${this.storageSize}'.`);
     }
 
     this.redis = props.redis ?? new Redis(this, 'Redis', { namespace: this.namespace, name: `${this.name}-redis` });
@@ -320,14 +319,14 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
   /** The CNPG app Secret, when Forgejo can read it and it holds the owner's credentials. */
   private defaultDatabaseSecret(): string {
     const cluster = this.database.cluster;
-    const fix = `Set forgejo.databaseSecret to a Secret in namespace '${this.namespace}' with keys 'username' and 'password' ` +
+    const fix = `Set 'databaseSecret' to a Secret in namespace '${this.namespace}' with keys 'username' and 'password' ` +
       `for role '${this.database.owner}'.`;
     if (cluster.namespace !== this.namespace) {
-      throw new Error(`forgejo: postgres cluster '${cluster.name}' is in namespace '${cluster.namespace}', not '${this.namespace}', ` +
+      throw new Error(`${this.node.path}: postgres cluster '${cluster.name}' is in namespace '${cluster.namespace}', not '${this.namespace}', ` +
         `so Forgejo cannot read its Secret '${cluster.appSecretName}' (a pod reads Secrets of its own namespace only). ${fix}`);
     }
     if (this.database.owner !== cluster.initdbOwner) {
-      throw new Error(`forgejo: database owner '${this.database.owner}' is not the initdb owner '${cluster.initdbOwner}' of ` +
+      throw new Error(`${this.node.path}: database owner '${this.database.owner}' is not the initdb owner '${cluster.initdbOwner}' of ` +
         `postgres cluster '${cluster.name}', so its Secret '${cluster.appSecretName}' holds the wrong role. ${fix}`);
     }
     return cluster.appSecretName;

@@ -63,5 +63,5 @@ test('all props', () => {
 test('throws when there is nothing to deliver', () => {
   const s = setup();
   expect(() => new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, databases: [] })).toThrow(new Error(
-    'application \'data-schemas\': has nothing to deliver. Set deliveredBy: \'argocd\' on a cluster or database, or drop the Application.'));
+    'application \'data-schemas\': has nothing to deliver; pass at least one of \'clusters\' or \'databases\', or drop the Application.'));
 });

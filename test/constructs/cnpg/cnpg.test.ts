@@ -58,7 +58,7 @@ describe('CnpgCluster', () => {
 
   test('throws for zero instances', () => {
     expect(() => new CnpgCluster(Testing.chart(), 'Db', { name: 'x', namespace: 'y', instances: 0 })).toThrow(
-      'postgres cluster \'x\': instances must be an integer of at least 1, got 0. Set postgresClusters.x.instances in the homelab config.');
+      'test/Db: \'instances\' must be an integer of at least 1, got 0.');
   });
 });
 
@@ -82,8 +82,8 @@ describe('CnpgDatabase', () => {
     const chart = Testing.chart();
     const cluster = new CnpgCluster(chart, 'Db', { name: 'ddb-cluster', namespace: 'ddb' });
     expect(() => new CnpgDatabase(chart, 'T', { cluster, pgName: 'temporal', owner: 'temporal' })).toThrow(
-      'database \'temporal\': owner \'temporal\' is not a role of cluster \'ddb-cluster\' (roles: app). CNPG never creates the owner, ' +
-      'so the database would never be applied. Add \'temporal\' to postgresClusters.ddb-cluster.managedRoles or change databases.temporal.owner.');
+      'test/T: \'owner\' (\'temporal\') is not a role of cluster \'ddb-cluster\' (roles: app). CNPG never creates the owner, ' +
+      'so the database would never be applied. Add \'temporal\' to the cluster\'s \'managedRoles\', or choose one of its roles.');
   });
 });
 

@@ -481,8 +481,8 @@ describe('ForgejoServer', () => {
 
     // THEN
     expect(() => new ForgejoServer(chart, 'Forgejo', { namespace: 'cicd', database: { cluster, pgName: 'forgejo', owner: 'forgejo' } }))
-      .toThrow('forgejo: postgres cluster \'shared-pg\' is in namespace \'databases\', not \'cicd\', so Forgejo cannot read its ' +
-        'Secret \'shared-pg-app\' (a pod reads Secrets of its own namespace only). Set forgejo.databaseSecret to a Secret in ' +
+      .toThrow('test/Forgejo: postgres cluster \'shared-pg\' is in namespace \'databases\', not \'cicd\', so Forgejo cannot read its ' +
+        'Secret \'shared-pg-app\' (a pod reads Secrets of its own namespace only). Set \'databaseSecret\' to a Secret in ' +
         'namespace \'cicd\' with keys \'username\' and \'password\' for role \'forgejo\'.');
   });
 
@@ -493,8 +493,8 @@ describe('ForgejoServer', () => {
 
     // THEN
     expect(() => new ForgejoServer(chart, 'Forgejo', { namespace: 'cicd', database: { cluster, pgName: 'forgejo', owner: 'forgejo' } }))
-      .toThrow('forgejo: database owner \'forgejo\' is not the initdb owner \'app\' of postgres cluster \'forgejo-db\', so its ' +
-        'Secret \'forgejo-db-app\' holds the wrong role. Set forgejo.databaseSecret to a Secret in namespace \'cicd\' with keys ' +
+      .toThrow('test/Forgejo: database owner \'forgejo\' is not the initdb owner \'app\' of postgres cluster \'forgejo-db\', so its ' +
+        'Secret \'forgejo-db-app\' holds the wrong role. Set \'databaseSecret\' to a Secret in namespace \'cicd\' with keys ' +
         '\'username\' and \'password\' for role \'forgejo\'.');
   });
 
@@ -504,7 +504,7 @@ describe('ForgejoServer', () => {
 
     // THEN
     expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), storageSize: '20 GB' }))
-      .toThrow('forgejo: storageSize must be a Kubernetes quantity such as \'20Gi\', got \'20 GB\'. Set forgejo.storageSize in the homelab config.');
+      .toThrow('test/Forgejo: \'storageSize\' must be a positive Kubernetes quantity such as \'20Gi\', got \'20 GB\'.');
   });
 
   test('throws for a rootUrl that is not an absolute http(s) URL', () => {
