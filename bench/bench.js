@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench`: the performance targets of issue #7, measured with public tools only.
+// `npm run bench`: the performance targets of issue #11 (and the figures of #7), measured with public tools only.
 //
-//   node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage] [--no-results]
+//   node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,ci] [--no-results]
 //
 // Commands of one group run alternately (A B C A B C ...), N times each after one unrecorded warm-up round,
 // so every ratio compares medians measured in the same session. Prints the machine, a table of median, min,
@@ -16,16 +16,21 @@ const { hasGnuTime, machine, measure, onPath } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'RESULTS.md');
-const USAGE = 'Usage: node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage] [--no-results]';
-const GROUPS = ['synth', 'cli', 'test', 'coverage'];
-/** The targets of issue #7. */
+const USAGE = 'Usage: node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,ci] [--no-results]';
+const GROUPS = ['synth', 'cli', 'test', 'coverage', 'ci'];
+/**
+ * The targets of issue #11 ("performance with simplicity"): the program runs on cdk8s's public path under a
+ * maintained TypeScript runner, so these are looser than issue #7's, which a private renderer and a bundling
+ * loader with a code cache met (synth ≤ 2× the floor, CLI ≤ 1.3×, 100× ≤ 30× but measured 4.6×, 3 s per
+ * 100 tests). Those figures are still reported, without a limit.
+ */
 const LIMITS = {
-  synthOverFloor: 2.0,
-  cliSynthOverVersion: 1.3,
-  x10OverDefault: 3,
-  x100OverDefault: 30,
-  /** "a few seconds per hundred tests" */
-  testSecondsPer100: 3.0,
+  cliSynthOverVersion: 1.5,
+  x100OverDefault: 10,
+  /** The whole jest suite on the 2-core machine. */
+  testSeconds: 60,
+  /** `bash .ci/run` in a fresh clone, inside CI's 90-minute limit with a wide margin. */
+  ciSeconds: 15 * 60,
 };
 const COVERAGE_FILES = 10000;
 
@@ -146,9 +151,9 @@ function main() {
       const r = measure(cmds, { runs: args.runs, gnuTime, onRun: progress });
       addRows(r, labels);
       const med = (n) => r[n].seconds.median;
-      target('`npm run synth` / floor', med('synth: default homelab') / med('floor: one-chart app'), LIMITS.synthOverFloor, '×',
-        `the script \`npm run synth\` runs (\`node ${shown}\`) over the one-chart app`);
-      target('10× Applications / default', med('synth: 10x Applications') / med('synth: default homelab'), LIMITS.x10OverDefault, '×');
+      notes.push(`The synth \`npm run synth\` runs (\`node ${shown}\`) is ${(med('synth: default homelab') / med('floor: one-chart app')).toFixed(2)}× ` +
+        `the one-chart floor, and 10× the Applications is ${(med('synth: 10x Applications') / med('synth: default homelab')).toFixed(2)}× the default ` +
+        '(no limits since issue #11; issue #7 had 2× and 3×).');
       target('100× Applications / default', med('synth: 100x Applications') / med('synth: default homelab'), LIMITS.x100OverDefault, '×');
       npmNote = () => `npm's own start and the presynth install check add ` +
         `${fmtS(med('npm run synth (default)') - med('synth: default homelab'))} to \`npm run synth\` ` +
@@ -205,7 +210,8 @@ function main() {
       const skipped = numPendingTests > 0 ? `, ${numPendingTests} skipped` : '';
       addRows(r, { 'npm test (jest)': `npm test (${numTotalTests} tests${skipped} in ${testResults.length} files)` });
       const perHundred = (r['npm test (jest)'].seconds.median / numTotalTests) * 100;
-      target('`npm test` seconds per 100 tests', perHundred, LIMITS.testSecondsPer100, 's', `${numTotalTests} tests`);
+      target('`npm test`: the whole jest suite', r['npm test (jest)'].seconds.median, LIMITS.testSeconds, 's', `${numTotalTests} tests`);
+      notes.push(`\`npm test\` took ${fmtS(perHundred)} per 100 tests (no limit since issue #11; issue #7 had 3 s).`);
       const slowest = testResults.map((t) => ({ file: path.relative(ROOT, t.name), s: (t.endTime - t.startTime) / 1000 }))
         .sort((a, b) => b.s - a.s).slice(0, 3);
       notes.push(`Slowest test files (last run, wall clock per worker): ${slowest.map((t) => `${t.file} ${fmtS(t.s)}`).join(', ')}.`);
@@ -230,6 +236,16 @@ function main() {
         { runs: args.runs, gnuTime, onRun: progress });
       addRows(r, { [name]: `node ${coverage.slice(1).join(' ')} --repo <tmp> --json` });
       notes.push(`Coverage fixture (${COVERAGE_FILES} files) built in ${fmtS(setup)}; no target, reported for reference.`);
+    });
+
+    section('ci', () => {
+      // What CI runs, on a clean clone of the committed HEAD: installs, lint, type-check, every suite, checks.
+      const clone = path.join(tmp, 'ci-clone');
+      const r0 = require('child_process').spawnSync('git', ['clone', '--quiet', ROOT, clone], { encoding: 'utf8' });
+      if (r0.status !== 0) throw new Error(`git clone failed: ${r0.stderr}`);
+      const r = measure([{ name: 'bash .ci/run', argv: ['bash', '.ci/run'], cwd: clone }], { runs: 1, warmup: 0, gnuTime, onRun: progress });
+      addRows(r, { 'bash .ci/run': 'bash .ci/run in a fresh clone of HEAD (npm ci included)' });
+      target('`bash .ci/run` in a fresh clone', r['bash .ci/run'].seconds.median, LIMITS.ciSeconds, 's');
     });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
