@@ -212,7 +212,7 @@ function temporalProblems(config: ResolvedHomelabConfig, temporal: ResolvedTempo
     numHistoryShards: temporal.numHistoryShards,
     user,
     databases: pgNames.map((pgName) => ({ pgName, owner: config.databases[pgName].owner })),
-  })) problems.add(p.path, p.message);
+  })) problems.add(p.prop === 'owner' ? `databases.${p.pgName}.owner` : `argocd.temporal.${p.prop}`, p.message);
 
   // The guard reads only the layout, plugins and overrides; the connection details do not matter to it.
   const store = (databaseName: string): TemporalPostgresStore => ({ databaseName, connectAddr: '', user, existingSecret: '', secretKey: 'password' });

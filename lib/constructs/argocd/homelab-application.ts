@@ -305,7 +305,7 @@ export function applicationProblems(app: ApplicationRuleInput): ApplicationProbl
   const out: ApplicationProblem[] = [];
   const add = (field: string, message: string) => out.push({ field, message });
   const nameProblem = dnsLabelProblem(app.name, 53);
-  if (nameProblem) add('', `name ${nameProblem}. Rename it in argocd.applications.`);
+  if (nameProblem) add('', `name ${nameProblem}; rename the Application.`);
   const wave = syncWaveMessage(app.syncWave);
   if (wave) add('syncWave', wave);
   const namespaces: [string, string][] = [['namespace', app.namespace],

@@ -154,10 +154,10 @@ export class HomelabProject extends Construct {
 export function projectNameProblem(name: string): string | undefined {
   if (name === 'default') {
     return 'AppProject name \'default\' is not allowed: it is Argo CD\'s built-in catch-all project, which permits ' +
-      'every repository, destination and cluster resource. Use a dedicated project such as \'homelab\' (argocd.project).';
+      'every repository, destination and cluster resource. Use a dedicated project such as \'homelab\'.';
   }
   const nameProblem = dnsLabelProblem(name);
-  return nameProblem ? `AppProject name '${name}' ${nameProblem}. Set argocd.project to a valid name.` : undefined;
+  return nameProblem ? `AppProject name '${name}' ${nameProblem}; choose a valid name.` : undefined;
 }
 
 /**

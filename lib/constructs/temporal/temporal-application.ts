@@ -77,9 +77,11 @@ export interface TemporalApplicationProps {
   readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
 }
 
-/** One broken Temporal rule: the config path it belongs to and the message. */
+/** One broken Temporal rule: the prop it belongs to (for a database's owner, with the database) and the message. */
 export interface TemporalProblem {
-  readonly path: string;
+  readonly prop: 'chartVersion' | 'numHistoryShards' | 'owner';
+  /** For `owner`: the PostgreSQL name of the database whose owner is wrong. */
+  readonly pgName?: string;
   readonly message: string;
 }
 
@@ -97,22 +99,23 @@ export function temporalSettingProblems(s: {
   const out: TemporalProblem[] = [];
   if (s.chartVersion !== TEMPORAL_VALUES_CHART_VERSION) {
     out.push({
-      path: 'argocd.temporal.chartVersion',
+      prop: 'chartVersion',
       message: `chart version '${s.chartVersion}' differs from '${TEMPORAL_VALUES_CHART_VERSION}', the version the ` +
         'generated values are written for. Chart schema drift silently reverts persistence to Cassandra. Review ' +
-        'lib/argocd/temporal/temporal-values.ts against the new chart and update TEMPORAL_VALUES_CHART_VERSION, or set ' +
-        `argocd.temporal.chartVersion back to '${TEMPORAL_VALUES_CHART_VERSION}'.`,
+        'lib/constructs/temporal/temporal-values.ts against the new chart and update TEMPORAL_VALUES_CHART_VERSION, or set ' +
+        `the chart version back to '${TEMPORAL_VALUES_CHART_VERSION}'.`,
     });
   }
   if (!Number.isInteger(s.numHistoryShards) || s.numHistoryShards < 1) {
-    out.push({ path: 'argocd.temporal.numHistoryShards', message: `numHistoryShards must be a positive integer, got ${s.numHistoryShards}.` });
+    out.push({ prop: 'numHistoryShards', message: `numHistoryShards must be a positive integer, got ${s.numHistoryShards}.` });
   }
   for (const db of s.databases) {
     if (db.owner !== s.user) {
       out.push({
-        path: `databases.${db.pgName}.owner`,
+        prop: 'owner',
+        pgName: db.pgName,
         message: `database '${db.pgName}' is owned by '${db.owner}', not by '${s.user}', the role Temporal logs in as; ` +
-          `its schema Job could not create tables. Set databases.${db.pgName}.owner to '${s.user}'.`,
+          `its schema Job could not create tables. Make '${s.user}' its owner.`,
       });
     }
   }

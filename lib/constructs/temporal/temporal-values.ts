@@ -97,7 +97,7 @@ export function temporalValues(options: TemporalValuesOptions): Json {
  */
 export function temporalValuesProblems(values: Readonly<Json>): string[] {
   const problems: string[] = [];
-  const fix = 'Remove it from argocd.temporal.valuesOverride.';
+  const fix = 'Remove it from the values override.';
   for (const key of TEMPORAL_FORBIDDEN_TOP_LEVEL_KEYS) {
     if (Object.prototype.hasOwnProperty.call(values, key)) {
       problems.push(`top-level key '${key}' is set (to ${JSON.stringify(values[key])}). Temporal chart ${TEMPORAL_VALUES_CHART_VERSION} has no ` +
@@ -134,7 +134,7 @@ export function temporalValuesProblems(values: Readonly<Json>): string[] {
         const v = sql[field];
         if (!POSTGRES_PLUGINS.includes(String(v))) {
           problems.push(`server.config.persistence.datastores.${name}.sql.${field} is ${JSON.stringify(v)}, but Temporal runs on ` +
-            `PostgreSQL only. Use one of ${POSTGRES_PLUGINS.map((p) => `'${p}'`).join(', ')} (argocd.temporal.sqlPlugin).`);
+            `PostgreSQL only. Use one of ${POSTGRES_PLUGINS.map((p) => `'${p}'`).join(', ')} as the SQL plugin.`);
         }
       }
     }

@@ -28,7 +28,7 @@ describe('HomelabProject', () => {
     const repo = new HomelabRepo({ url: SEED_URL, targetRevision: 'main', distPath: 'k8s/generated' });
     expect(() => new HomelabProject(chart, 'Project', { repo, name: 'default' })).toThrow(new Error(
       'AppProject name \'default\' is not allowed: it is Argo CD\'s built-in catch-all project, which permits every repository, ' +
-      'destination and cluster resource. Use a dedicated project such as \'homelab\' (argocd.project).'));
+      'destination and cluster resource. Use a dedicated project such as \'homelab\'.'));
   });
 
   test('contains exactly what its Applications use: repos, destinations, cluster kinds', () => {

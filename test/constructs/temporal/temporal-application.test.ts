@@ -80,8 +80,8 @@ test('all props', () => {
 test('throws on a chart version other than the one the values were written for', () => {
   expect(() => temporal({ chartVersion: '1.7.0' })).toThrow(new Error(
     'temporal: chart version \'1.7.0\' differs from \'1.6.0\', the version the generated values are written for. Chart schema drift ' +
-    'silently reverts persistence to Cassandra. Review lib/argocd/temporal/temporal-values.ts against the new chart and update ' +
-    'TEMPORAL_VALUES_CHART_VERSION, or set argocd.temporal.chartVersion back to \'1.6.0\'.'));
+    'silently reverts persistence to Cassandra. Review lib/constructs/temporal/temporal-values.ts against the new chart and update ' +
+    'TEMPORAL_VALUES_CHART_VERSION, or set the chart version back to \'1.6.0\'.'));
 });
 
 test.each(['cassandra', 'elasticsearch', 'mysql'])('throws on an override that enables %s', (key) => {
@@ -89,7 +89,7 @@ test.each(['cassandra', 'elasticsearch', 'mysql'])('throws on an override that e
     'temporal: the values would not run Temporal on PostgreSQL with chart 1.6.0:\n' +
     `  - top-level key '${key}' is set (to {"enabled":true}). Temporal chart 1.6.0 has no subcharts and refuses any of ` +
     'cassandra, elasticsearch, grafana, mysql, postgresql, prometheus, even {enabled: false}; Temporal runs on PostgreSQL only. ' +
-    'Remove it from argocd.temporal.valuesOverride.'));
+    'Remove it from the values override.'));
 });
 
 test('throws on an override that moves visibility off PostgreSQL', () => {
@@ -108,5 +108,5 @@ test('throws when a database is not owned by the role Temporal logs in as', () =
   const other = new CnpgDatabase(s.chart, 'Other', { cluster: s.cluster, pgName: 'temporal_other', owner: 'other' });
   expect(() => new TemporalApplication(s.chart, 'T', { project: s.project, repo: s.repo, defaultDatabase: s.defaultDatabase, visibilityDatabase: other }))
     .toThrow(new Error('temporal: database \'temporal_other\' is owned by \'other\', not by \'temporal\', the role Temporal logs in as; ' +
-      'its schema Job could not create tables. Set databases.temporal_other.owner to \'temporal\'.'));
+      'its schema Job could not create tables. Make \'temporal\' its owner.'));
 });

@@ -35,7 +35,7 @@ test('values for chart 1.6.0: both stores on PostgreSQL through datastores.<name
   expect(temporalValuesProblems(values)).toEqual([]);
 });
 
-const FIX = 'Remove it from argocd.temporal.valuesOverride.';
+const FIX = 'Remove it from the values override.';
 
 test.each(['cassandra', 'elasticsearch', 'mysql', 'postgresql', 'prometheus', 'grafana'])('a top-level %s key is a problem, even disabled', (key) => {
   const values = temporalValues({ ...OPTIONS, valuesOverride: { [key]: { enabled: false } } });
@@ -49,7 +49,7 @@ test.each(['pluginName', 'driverName'])('a non-PostgreSQL %s is a problem', (fie
   const values = temporalValues({ ...OPTIONS, valuesOverride: { server: { config: { persistence: { datastores: { default: { sql: { [field]: 'mysql8' } } } } } } } });
   expect(temporalValuesProblems(values)).toEqual([
     `server.config.persistence.datastores.default.sql.${field} is "mysql8", but Temporal runs on PostgreSQL only. ` +
-    'Use one of \'postgres12\', \'postgres12_pgx\' (argocd.temporal.sqlPlugin).',
+    'Use one of \'postgres12\', \'postgres12_pgx\' as the SQL plugin.',
   ]);
 });
 
