@@ -1,3 +1,4 @@
+import { k8s } from 'cdk8s-plus-30';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -189,4 +190,12 @@ testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:
   fs.rmSync(dir, { recursive: true, force: true });
   expect(r.stdout).toBe('');
   expect(r.status).toBe(0);
+});
+
+test('throws when the chart defines an object that no file receives: every object is output', () => {
+  // GIVEN the tree, and an object nobody placed
+  const t = tree();
+  new k8s.KubeConfigMap(t, 'Stray', { metadata: { name: 'stray', namespace: 'argocd' } });
+  // THEN
+  expect(() => t.render()).toThrow("ArgoCd/Stray: ConfigMap 'stray' is defined in the Argo CD tree but written to no file");
 });
