@@ -1,4 +1,4 @@
-// Leaf modules only: config modules import this file, and their bundle should stay data (scripts/run-ts.js).
+// Leaf modules only: the config layer imports nothing of lib/ but lib/shared (.dependency-cruiser.cjs).
 import { SOPS_PLUGIN_NAME } from '../shared/names';
 import type { ArgoCdConfig, HelmChartSource } from './argocd-config';
 import { podSecurityNamespaceMetadata } from '../shared/pod-security';

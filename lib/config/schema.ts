@@ -174,7 +174,7 @@ export const PluginSourceSchema = z.strictObject({
 /** One source of an Application. */
 export const ApplicationSourceSchema = z.discriminatedUnion('kind', [GitPathSourceSchema, HelmChartSourceSchema, PluginSourceSchema]);
 
-/** Application-level sync options, each rendered as `<Option>=true` (see lib/argocd/sync-policy.ts). */
+/** Application-level sync options, each rendered as `<Option>=true` (see lib/constructs/argocd/sync-policy.ts). */
 export const SYNC_OPTIONS = ['CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'ServerSideApply', 'SkipDryRunOnMissingResource'] as const;
 
 /** Labels and annotations Argo CD sets on the namespace it creates (`syncPolicy.managedNamespaceMetadata`). */

@@ -6,7 +6,7 @@ import { compare } from './repo-tree';
 
 /**
  * Suffix of the files the `sops` Config Management Plugin decrypts: its generate command runs
- * `find . -type f -name '*.enc.yaml'` in the Application path (`lib/bootstrap/argocd-install/argocd-install.ts`).
+ * `find . -type f -name '*.enc.yaml'` in the Application path (`lib/constructs/argocd/argocd-install.ts`).
  */
 export const SOPS_ENCRYPTED_SUFFIX = '.enc.yaml';
 

@@ -1,4 +1,4 @@
-/** Temporal settings the config schema needs: pure data (the values themselves are lib/argocd/temporal). */
+/** Temporal settings the config schema needs: pure data (the values themselves are lib/constructs/temporal). */
 
 /** The chart version the generated values are written for (appVersion 1.31.2). */
 export const TEMPORAL_VALUES_CHART_VERSION = '1.6.0';

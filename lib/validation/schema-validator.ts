@@ -42,7 +42,7 @@ let loaded: SchemaFiles | undefined;
 
 /** The generated schemas and validators (schemas/, written by scripts/generate-schemas.js), read on first use. */
 function schemaFiles(): SchemaFiles {
-  // require() keeps the JSON out of the type checker and lets esbuild bundle it with the app.
+  // require() keeps the large JSON out of the type checker, and loads it only when something is validated.
   /* eslint-disable @typescript-eslint/no-require-imports */
   loaded ??= {
     k8s: require('../../schemas/kubernetes-1.30.json') as KubeSchemaFile,

@@ -1,6 +1,6 @@
 /**
  * What the runbook waits for after applying a step. Each wait names the object, the state, and a timeout;
- * `lib/bootstrap/runbook` renders them as kubectl commands. Pure data, no constructs.
+ * `lib/output/render-runbook.ts` renders them as kubectl commands. Pure data, no constructs.
  */
 
 /** A Deployment's rollout has completed (all replicas updated and available). */
