@@ -1,0 +1,61 @@
+import { Testing } from 'cdk8s';
+import { CnpgCluster, CnpgClusterProps } from '../../../lib/constructs/cnpg/cnpg-cluster';
+import { IMAGES } from '../../../lib/shared/pins';
+
+function find(manifests: any[], kind: string, name: string): any {
+  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
+  return found;
+}
+
+describe('CnpgCluster', () => {
+  test('defaults: one instance, app database, preferred anti-affinity and control-plane tolerations', () => {
+    const chart = Testing.chart();
+    const cluster = new CnpgCluster(chart, 'Db', { name: 'forgejo-db', namespace: 'cicd' });
+    expect(cluster.instances).toBe(1);
+    expect(cluster.initdbDatabase).toBe('app');
+    expect(cluster.initdbOwner).toBe('app');
+    expect(cluster.storageSize).toBe('10Gi');
+    expect(cluster.appSecretName).toBe('forgejo-db-app');
+    expect(cluster.readWriteHost).toBe('forgejo-db-rw.cicd.svc');
+    const spec = find(Testing.synth(chart), 'Cluster', 'forgejo-db').spec;
+    expect(spec.affinity).toEqual({
+      enablePodAntiAffinity: true,
+      podAntiAffinityType: 'preferred',
+      topologyKey: 'kubernetes.io/hostname',
+      tolerations: [
+        { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+        { key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' },
+      ],
+    });
+    expect(spec.imageName).toBe(IMAGES.postgres);
+    expect(spec.managed).toBeUndefined();
+    expect(spec.resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' }, limits: { memory: '1Gi' } });
+  });
+
+  test('all props', () => {
+    const chart = Testing.chart();
+    const props: Required<CnpgClusterProps> = {
+      name: 'ddb-cluster', namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi',
+      storageClass: 'longhorn', controlPlaneFriendly: false, managedRoles: ['temporal', 'authentik'], imageName: 'example/pg:1',
+      cpuRequest: '250m', memoryRequest: '1Gi', memoryLimit: '2Gi',
+    };
+    const cluster = new CnpgCluster(chart, 'Db', props);
+    const spec = find(Testing.synth(chart), 'Cluster', 'ddb-cluster').spec;
+    expect(spec.instances).toBe(3);
+    expect(spec.storage).toEqual({ size: '20Gi', storageClass: 'longhorn' });
+    expect(spec.affinity).toBeUndefined();
+    expect(spec.imageName).toBe('example/pg:1');
+    expect(spec.resources).toEqual({ requests: { cpu: '250m', memory: '1Gi' }, limits: { memory: '2Gi' } });
+    expect(spec.managed.roles).toEqual([
+      { name: 'authentik', ensure: 'present', login: true, passwordSecret: { name: 'ddb-cluster-authentik' } },
+      { name: 'temporal', ensure: 'present', login: true, passwordSecret: { name: 'ddb-cluster-temporal' } },
+    ]);
+    expect(cluster.roles).toEqual(['app', 'authentik', 'temporal']);
+  });
+
+  test('throws for zero instances', () => {
+    expect(() => new CnpgCluster(Testing.chart(), 'Db', { name: 'x', namespace: 'y', instances: 0 })).toThrow(
+      'test/Db: \'instances\' must be an integer of at least 1, got 0.');
+  });
+});
