@@ -293,7 +293,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
         namespace: this.namespace,
         name: this.databaseSecret,
         hint: `Create Secret '${this.databaseSecret}' in namespace '${this.namespace}' with keys 'username' and 'password' ` +
-          `for PostgreSQL role '${this.database.owner}' on cluster '${cluster.name}' (forgejo.databaseSecret).`,
+          `for PostgreSQL role '${this.database.owner}' on cluster '${cluster.name}'.`,
       });
     }
     this.bootstrapRequirements = {

@@ -454,7 +454,7 @@ describe('ForgejoServer', () => {
       namespace: 'cicd',
       name: 'forgejo-db-credentials',
       hint: 'Create Secret \'forgejo-db-credentials\' in namespace \'cicd\' with keys \'username\' and \'password\' ' +
-        'for PostgreSQL role \'forgejo\' on cluster \'shared-pg\' (forgejo.databaseSecret).',
+        'for PostgreSQL role \'forgejo\' on cluster \'shared-pg\'.',
     }]);
     const objects = Testing.synth(step);
     expect(env(objects, 'FORGEJO__database__HOST').value).toBe('shared-pg-rw.databases.svc:5432');
