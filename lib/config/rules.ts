@@ -7,6 +7,7 @@
 import { ProblemCollector } from '../shared/errors';
 import { dnsLabelProblem, kubernetesNameForPg, pgIdentifierProblem } from '../shared/names';
 import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitProblem } from '../shared/quantity';
+import { matchSignature, Phase0Signature, PHASE0_SIGNATURES, SignatureMatch, signaturePath } from './phase0-signatures';
 import type { ResolvedHomelabConfig } from './resolved';
 
 /** One rule of the table. */
@@ -164,5 +165,43 @@ const phase0Rules: ConfigRule = {
   },
 };
 
+/** The built-in Phase-0 signatures and the config's own (`phase0Signatures`), in that order. */
+export function phase0Signatures(config: ResolvedHomelabConfig): readonly Phase0Signature[] {
+  return [...PHASE0_SIGNATURES, ...config.phase0Signatures];
+}
+
+/** Why a matched source re-creates the circle, and the fix for that kind of match. */
+function signatureMessage(app: string, match: SignatureMatch, source: { kind: string; recurse?: boolean }, distPath: string): string {
+  const { component, role } = match.signature;
+  const dirs = (match.signature.paths ?? []).map((p) => `'${signaturePath(p, distPath)}'`).join(', ');
+  const fix = source.kind === 'helm-chart'
+    ? `Remove this source; the bootstrap runbook installs '${component}'.`
+    : source.kind === 'git-path' && source.recurse === true && match.what.includes('recurse: true')
+      ? `Point the source at a directory outside ${dirs}, or drop recurse: true and list the subdirectories as sources.`
+      : `Point the source at a directory outside ${dirs}.`;
+  return `application '${app}' deploys the Phase-0 component '${component}' under another name: its ${match.what} ` +
+    `matches the signature of '${component}' (${role}). Argo CD syncs from the git repository that Forgejo serves, and ` +
+    'Forgejo needs CNPG and storage, so an Application that owns it re-creates the bootstrap circle. ' + fix;
+}
+
+const phase0ContentRules: ConfigRule = {
+  name: 'no Argo CD Application deploys a Phase-0 component by content (chart, path)',
+  check: (config, problems) => {
+    const byName = phase0Components(config);
+    const signatures = phase0Signatures(config);
+    for (const app of keys(config.argocd.applications)) {
+      // An Application named like a component is reported once, by name.
+      if (byName.has(app)) continue;
+      const sources = config.argocd.applications[app].sources;
+      sources.forEach((source, i) => {
+        // One problem per source: the first signature it matches (a recursive parent matches several; one fix serves all).
+        const match = signatures.map((s) => matchSignature(source, s, config.git.distPath)).find((m) => m !== undefined);
+        problems.when(match !== undefined, `argocd.applications.${app}.sources[${i}]`,
+          () => signatureMessage(app, match!, source, config.git.distPath));
+      });
+    }
+  },
+};
+
 /** The rules of lib/config, in the order their problems are reported. */
-export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules];
+export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules];

@@ -304,6 +304,34 @@ export const ArgoCdSchema = z.strictObject({
 /** Components that exist before Argo CD can sync at all; making one an Application re-creates the circle. */
 export const DEFAULT_PHASE0_COMPONENTS: readonly string[] = ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'];
 
+/** A Helm chart that installs a Phase-0 component: its name and every repository it is published at. */
+export const Phase0ChartSchema = z.strictObject({
+  /** Chart name, e.g. `forgejo`. */
+  chart: z.string().min(1),
+  /** Repositories, `https://…` or `oci://…` without the chart name; compared without scheme, trailing '/' or case. */
+  repos: z.array(z.string().min(1)).min(1).readonly(),
+}).readonly();
+
+/**
+ * How to recognise a Phase-0 component inside an Argo CD Application, whatever it is called (see
+ * lib/config/phase0-signatures.ts for the built-in ones). Add one for a mirror or a component of your own.
+ */
+export const Phase0SignatureSchema = z.strictObject({
+  /** The component, as messages name it, e.g. `forgejo`. */
+  component: z.string().min(1),
+  /** Its part in the bring-up, one clause for messages, e.g. `it serves the git repository Argo CD syncs from`. */
+  role: z.string().min(1),
+  /** Helm charts that install it. @default [] */
+  charts: z.array(Phase0ChartSchema).readonly().optional(),
+  /**
+   * Repo-relative directories that hold it; `{distPath}` stands for `git.distPath`. An Application reads one when a
+   * git or plugin path is the directory or inside it, or a parent of it read with `recurse: true`. @default []
+   */
+  paths: z.array(z.string().min(1)).readonly().optional(),
+  /** Image repositories (no tag or digest) that run it, e.g. `codeberg.org/forgejo/forgejo`. @default [] */
+  images: z.array(z.string().min(1)).readonly().optional(),
+}).readonly();
+
 /** Why a database key is not a PostgreSQL identifier that PostgreSQL does not own. */
 function databaseKeyProblem(v: string): string | undefined {
   const why = pgIdentifierProblem(v);
@@ -331,4 +359,6 @@ export const HomelabConfigShape = z.strictObject({
   argocd: ArgoCdSchema,
   /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */
   phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
+  /** Signatures of Phase-0 components besides the built-in ones (`PHASE0_SIGNATURES`), e.g. a chart mirror. @default [] */
+  phase0Signatures: z.array(Phase0SignatureSchema).readonly().default([]),
 }).readonly();

@@ -35,6 +35,11 @@ function edited(edit: (c: Mutable) => void): () => unknown {
   };
 }
 
+/** An Application of one pinned chart from `repoURL`. */
+const helmApp = (repoURL: string, chart: string) => ({ syncWave: 8, namespace: 'apps', sources: [{ kind: 'helm-chart', repoURL, chart, version: '1.0.0' }] });
+/** An Application of one git path. */
+const gitApp = (p: string, extra: object = {}) => ({ syncWave: 8, namespace: 'apps', sources: [{ kind: 'git-path', path: p, ...extra }] });
+
 const TOKEN = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
 
 const CASES: HostileCase[] = [
@@ -144,6 +149,44 @@ const CASES: HostileCase[] = [
   { name: 'a database name with a dash', config: edited((c) => { c.databases['temporal-visibility'] = c.databases.temporal_visibility; }),
     path: 'databases.temporal-visibility', message: "'temporal-visibility' is not a valid PostgreSQL database name" },
 
+  // Phase-0 components under another Application name: recognised by chart, path or a signature of the config.
+  { name: 'the Forgejo chart under another name (OCI)', config: edited((c) => { c.argocd.applications['git-server'] = helmApp('oci://code.forgejo.org/forgejo-helm', 'forgejo'); }),
+    path: 'argocd.applications.git-server.sources[0]',
+    message: "application 'git-server' deploys the Phase-0 component 'forgejo' under another name: its chart 'forgejo' from 'oci://code.forgejo.org/forgejo-helm' matches the signature of 'forgejo'" },
+  { name: 'the Forgejo chart with its name in the OCI URL', config: edited((c) => { c.argocd.applications.git = helmApp('oci://code.forgejo.org/forgejo-helm/forgejo', 'forgejo'); }),
+    path: 'argocd.applications.git.sources[0]', message: "re-creates the bootstrap circle. Remove this source; the bootstrap runbook installs 'forgejo'." },
+  { name: 'the CNPG operator chart from its https repository', config: edited((c) => { c.argocd.applications.postgres = helmApp('https://cloudnative-pg.github.io/charts/', 'cloudnative-pg'); }),
+    path: 'argocd.applications.postgres.sources[0]', message: "deploys the Phase-0 component 'cnpg-operator' under another name" },
+  { name: 'the CNPG operator chart from its OCI registry', config: edited((c) => { c.argocd.applications.postgres = helmApp('oci://ghcr.io/cloudnative-pg/charts', 'cloudnative-pg'); }),
+    path: 'argocd.applications.postgres.sources[0]', message: "matches the signature of 'cnpg-operator' (it runs forgejo-db, the database Forgejo needs)" },
+  { name: 'the Longhorn chart, repository in upper case', config: edited((c) => { c.argocd.applications.storage = helmApp('https://Charts.Longhorn.io', 'longhorn'); }),
+    path: 'argocd.applications.storage.sources[0]', message: "deploys the Phase-0 component 'longhorn' under another name" },
+  { name: 'the Argo CD chart', config: edited((c) => { c.argocd.applications.gitops = helmApp('https://argoproj.github.io/argo-helm', 'argo-cd'); }),
+    path: 'argocd.applications.gitops.sources[0]', message: "deploys the Phase-0 component 'argocd' under another name" },
+  { name: 'the bootstrap tree as a git path', config: edited((c) => { c.argocd.applications.phase0 = gitApp('k8s/generated/bootstrap'); }),
+    path: 'argocd.applications.phase0.sources[0]',
+    message: "its path 'k8s/generated/bootstrap' matches the signature of 'bootstrap' (it is the runbook's own input" },
+  { name: 'the Argo CD install kustomization inside the bootstrap tree', config: edited((c) => { c.argocd.applications.argocd = gitApp('k8s/generated/bootstrap/05-argocd-install'); }),
+    path: 'argocd.applications.argocd.sources[0]',
+    message: "its path 'k8s/generated/bootstrap/05-argocd-install' (inside 'k8s/generated/bootstrap') matches the signature of 'bootstrap'" },
+  { name: 'the dist path read recursively', config: edited((c) => { c.argocd.applications.everything = gitApp('k8s/generated', { recurse: true }); }),
+    path: 'argocd.applications.everything.sources[0]',
+    message: "its path 'k8s/generated' with recurse: true (which reads 'k8s/generated/bootstrap') matches the signature of 'bootstrap'" },
+  { name: 'the repository root read recursively', config: edited((c) => { c.argocd.applications.everything = gitApp('.', { recurse: true }); }),
+    path: 'argocd.applications.everything.sources[0]', message: 'or drop recurse: true and list the subdirectories as sources.' },
+  { name: 'a plugin run inside the bootstrap tree', config: edited((c) => { c.argocd.applications.decrypt = { syncWave: 8, namespace: 'apps', sources: [{ kind: 'plugin', path: 'k8s/generated/bootstrap', pluginName: 'sops' }] }; }),
+    path: 'argocd.applications.decrypt.sources[0]', message: "matches the signature of 'bootstrap'" },
+  { name: 'the root app-of-apps folder as a git path', config: edited((c) => { c.argocd.applications.roots = gitApp('k8s/generated/argocd/root'); }),
+    path: 'argocd.applications.roots.sources[0]', message: "its path 'k8s/generated/argocd/root' matches the signature of 'argocd'" },
+  { name: 'the bootstrap tree under another dist path', config: edited((c) => { c.git.distPath = 'deploy/out'; c.argocd.applications.phase0 = gitApp('deploy/out/bootstrap'); }),
+    path: 'argocd.applications.phase0.sources[0]', message: "Point the source at a directory outside 'deploy/out/bootstrap'." },
+  { name: 'a mirrored Forgejo chart the config declares', config: edited((c) => {
+    c.phase0Signatures = [{ component: 'forgejo', role: 'it serves the git repository Argo CD syncs from', charts: [{ chart: 'forgejo', repos: ['oci://registry.home.arpa/mirror'] }] }];
+    c.argocd.applications.git = helmApp('oci://registry.home.arpa/mirror', 'forgejo');
+  }), path: 'argocd.applications.git.sources[0]', message: "its chart 'forgejo' from 'oci://registry.home.arpa/mirror' matches the signature of 'forgejo'" },
+  { name: 'a signature without a role', config: edited((c) => { c.phase0Signatures = [{ component: 'gitea', charts: [{ chart: 'gitea', repos: ['https://dl.gitea.com/charts'] }] }]; }),
+    path: 'phase0Signatures[0].role', message: 'is required; set it to a string.' },
+
   // Wrong types.
   { name: 'an instance count as a string', config: edited((c) => { c.postgresClusters['forgejo-db'].instances = '3'; }),
     path: 'postgresClusters.forgejo-db.instances', message: "must be a number, got the string '3'." },
@@ -196,6 +239,27 @@ describe('hostile config input', () => {
       c.databases.authentik.reclaimPolicy = 'Delete';
     })());
     expect(error.problems.map((p) => p.path)).toEqual(['databases.authentik.reclaimPolicy', 'forgejo.storageSize', 'git.targetRevision']);
+  });
+
+  test('ordinary Applications that resemble Phase-0 components are not flagged', () => {
+    // GIVEN charts and paths next to the Phase-0 ones, but not them
+    const config = edited((c) => {
+      Object.assign(c.argocd.applications, {
+        // CNPG's Cluster chart lives in the operator's repositories; it is a database, not the operator.
+        'pg-cluster': helmApp('oci://ghcr.io/cloudnative-pg/charts', 'cluster'),
+        // The Forgejo runner is an Argo CD Application in the reference catalog; its chart is not Forgejo's.
+        'runner-chart': helmApp('oci://code.forgejo.org/forgejo-helm', 'forgejo-runner'),
+        // Hand-written bootstrap values (k8s/bootstrap), a sibling of the dist path, the dist path without recursion.
+        'bootstrap-values': gitApp('k8s/bootstrap/extra'),
+        'generated-extra': gitApp('k8s/generated-extra', { recurse: true }),
+        'dist-top': gitApp('k8s/generated'),
+        'argocd-config': gitApp('k8s/infra/argocd', { recurse: true }),
+      });
+    })();
+    // WHEN
+    const result = synthesizeHomelab(config as HomelabConfig);
+    // THEN
+    expect(Object.keys(result.config.argocd.applications)).toEqual(expect.arrayContaining(['pg-cluster', 'runner-chart', 'dist-top']));
   });
 
   test('parseHomelabConfig returns the config with every default applied', () => {
