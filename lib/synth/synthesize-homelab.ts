@@ -1,6 +1,7 @@
 import { App } from 'cdk8s';
 import { HomelabConfig, PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
 import { parseHomelabConfig } from '../config/parse';
+import { phase0Signatures } from '../config/rules';
 import { ArgoCdChart, buildArgoCdTree } from '../homelab/argocd-chart';
 import { repoUrlFor } from '../homelab/repo-url';
 import { argoCdConfigRule } from '../homelab/validate-argocd-config';
@@ -14,6 +15,7 @@ import { OutputFile, OutputFiles, OutputTree, serializeFiles } from '../output/o
 import { assertValidOutput } from '../validation/validate-output';
 // Straight from the file: the coverage index imports this module.
 import { missingApplicationPaths } from '../coverage/missing-paths';
+import { phase0KustomizeProblems } from '../coverage/phase0-reach';
 import { ConfigError } from '../shared/errors';
 
 /** The built program: the cdk8s app and the plan, for tests and tools that look inside. */
@@ -44,6 +46,8 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   if (config.git.repoRoot !== undefined) {
     const missing = missingApplicationPaths(argocd, config.git.repoRoot);
     if (missing.length > 0) throw new ConfigError(missing);
+    const phase0 = phase0KustomizeProblems(argocd, config.git.repoRoot, phase0Signatures(config));
+    if (phase0.length > 0) throw new ConfigError(phase0);
   }
   addApplicationNamespaces(bootstrap, argocd);
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
