@@ -1,0 +1,486 @@
+import { parseAllDocuments } from 'yaml';
+import { describeWait, StepWait } from '../constructs/bootstrap/waits';
+import { OutputTree } from '../output/output-tree';
+import { RenderedStep } from '../output/render-steps';
+import { builtinCnpgClusterHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
+import { isHook, retryDelay, retryPolicy, runningMessage, sortTasks, syncWave, TaskOutcome, taskOutcome } from './argocd-sync';
+import { Faults, LiveObject, World } from './controllers';
+import { SimClock, TimelineEvent } from './timeline';
+
+type Obj = Record<string, any>;
+
+/** The synthesized output the simulation runs: the file tree and the planned Phase-0 steps. */
+export interface SimulationInput {
+  readonly tree: OutputTree;
+  readonly steps: readonly RenderedStep[];
+}
+
+/** Options of `simulateBringUp`. */
+export interface SimulationOptions {
+  readonly faults?: Faults;
+  readonly evaluator: HealthEvaluator;
+  /**
+   * Simulated seconds after which a run that has not finished is reported as stalled.
+   * @default 3600 (1 hour)
+   */
+  readonly horizonSeconds?: number;
+  /** @default 5 */
+  readonly tickSeconds?: number;
+}
+
+/** How a bring-up ended. */
+export interface BringUpOutcome {
+  /** Healthy: converged. Failed / Degraded: ended with a cause. Stalled: still waiting at the horizon. */
+  readonly state: 'Healthy' | 'Failed' | 'Degraded' | 'Stalled';
+  /** Where it ended: `runbook step 3 postgres-forgejo-db` or `argocd/root`. */
+  readonly where: string;
+  readonly message: string;
+  readonly at: number;
+  readonly timeline: readonly TimelineEvent[];
+}
+
+const CM_HEALTH = 'resource.customizations.health.';
+
+/** The health-check Lua scripts of the generated argocd-cm patch, keyed `<group>_<kind>`. */
+export function generatedHealthChecks(tree: OutputTree): Map<string, string> {
+  const checks = new Map<string, string>();
+  for (const [file, text] of tree) {
+    if (!/^bootstrap\/[^/]*argocd-install[^/]*\//.test(file) || !file.endsWith('.yaml')) continue;
+    for (const doc of docs(text)) {
+      if (doc.kind !== 'ConfigMap' || doc.metadata?.name !== 'argocd-cm') continue;
+      for (const [k, v] of Object.entries((doc.data ?? {}) as Record<string, string>)) {
+        if (k.startsWith(CM_HEALTH)) checks.set(k.slice(CM_HEALTH.length), v);
+      }
+    }
+  }
+  return checks;
+}
+
+/** `controller.sync.timeout.seconds` of a generated argocd-cmd-params-cm, else 0: no timeout. */
+export function controllerSyncTimeout(tree: OutputTree): number {
+  for (const [file, text] of tree) {
+    if (!file.startsWith('bootstrap/') || !file.endsWith('.yaml')) continue;
+    for (const doc of docs(text)) {
+      const v = doc.kind === 'ConfigMap' && doc.metadata?.name === 'argocd-cmd-params-cm' ? doc.data?.['controller.sync.timeout.seconds'] : undefined;
+      if (v !== undefined) return Number(v);
+    }
+  }
+  // argocd-application-controller reads it through ARGOCD_APPLICATION_CONTROLLER_SYNC_TIMEOUT, default 0 = none
+  // (cmd/argocd-application-controller/commands/argocd_application_controller.go:280).
+  return 0;
+}
+
+function docs(text: string): Obj[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null && typeof d === 'object');
+}
+
+/** An Application's state in the simulation. */
+interface AppState {
+  readonly manifest: Obj;
+  readonly name: string;
+  /** Target objects, when the app's content is known from the output; undefined for opaque content. */
+  readonly targets: Obj[];
+  comparisonError?: string;
+  op?: {
+    phase: 'Running' | 'Succeeded' | 'Failed';
+    message: string;
+    startedAt: number;
+    retryCount: number;
+    nextRetryAt?: number;
+    applied: Set<string>;
+    results: Map<string, { outcome: TaskOutcome; message: string }>;
+    final: boolean;
+  };
+  live: Set<string>;
+}
+
+/** Runs Phase 0 and then Argo CD until the bring-up converges, fails, or reaches the horizon. */
+export function simulateBringUp(input: SimulationInput, options: SimulationOptions): BringUpOutcome {
+  return new BringUp(input, options).run();
+}
+
+class BringUp {
+  private readonly clock = new SimClock();
+  private readonly events: TimelineEvent[] = [];
+  private readonly world: World;
+  private readonly checks: Map<string, string>;
+  private readonly syncTimeout: number;
+  private readonly horizon: number;
+  private readonly tick: number;
+  private readonly apps = new Map<string, AppState>();
+  private readonly distPrefix: string;
+
+  constructor(private readonly input: SimulationInput, private readonly options: SimulationOptions) {
+    this.world = new World(options.faults ?? {});
+    this.checks = generatedHealthChecks(input.tree);
+    this.syncTimeout = controllerSyncTimeout(input.tree);
+    this.horizon = options.horizonSeconds ?? 3600;
+    this.tick = options.tickSeconds ?? 5;
+    const root = docs(input.tree.get('argocd/root/root.yaml') ?? '')[0];
+    const rootPath = String(root?.spec?.source?.path ?? '');
+    this.distPrefix = rootPath.endsWith('argocd/apps') ? rootPath.slice(0, -'argocd/apps'.length) : '';
+  }
+
+  private log(source: string, message: string): void {
+    this.events.push({ at: this.clock.now, source, message });
+  }
+
+  private end(state: BringUpOutcome['state'], where: string, message: string): BringUpOutcome {
+    this.log(where, `${state}: ${message}`);
+    return { state, where, message, at: this.clock.now, timeline: [...this.events] };
+  }
+
+  private advance(): void {
+    this.clock.advance(this.tick);
+    this.world.reconcile(this.clock.now);
+  }
+
+  public run(): BringUpOutcome {
+    const failed = this.runbook();
+    if (failed) return failed;
+    return this.argocd();
+  }
+
+  // ---------------------------------------------------------------------------------------------- Phase 0
+
+  /** Applies each step in the synthesized order, then performs its waits, as dist/bootstrap/bootstrap.sh does. */
+  private runbook(): BringUpOutcome | undefined {
+    for (const p of this.input.steps) {
+      const where = `runbook step ${p.index} ${p.step.stepName}`;
+      for (const pre of p.step.preconditions) {
+        if (pre.kind === 'secret-exists' && !this.world.secretExists(pre.namespace, pre.name)) {
+          return this.end('Failed', where, `Secret ${pre.namespace}/${pre.name} is missing: ${pre.hint}`);
+        }
+      }
+      for (const obj of p.objects) this.world.apply(obj, this.clock.now);
+      for (const w of p.step.waits) this.impliedObjects(w);
+      this.log('runbook', `step ${p.index} ${p.step.stepName} applied (${p.objects.length} objects${p.step.kustomization ? ' + remote manifests' : ''})`);
+      this.world.reconcile(this.clock.now);
+      for (const w of p.step.waits) {
+        const failure = this.wait(w);
+        if (failure) return this.end('Failed', where, `${describeWait(w)}: ${failure}`);
+        this.log('runbook', `passed: ${describeWait(w)}`);
+      }
+    }
+    return undefined;
+  }
+
+  /** Objects a wait names that come from a remote manifest (the CNPG and Argo CD releases). */
+  private impliedObjects(w: StepWait): void {
+    if (w.kind === 'rollout' && !this.world.get('Deployment', w.namespace, w.deployment)) {
+      this.world.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: w.namespace, name: w.deployment }, spec: { replicas: 1 } }, this.clock.now);
+    }
+    if (w.kind === 'statefulset-rollout' && !this.world.get('StatefulSet', w.namespace, w.statefulSet)) {
+      this.world.apply({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { namespace: w.namespace, name: w.statefulSet } }, this.clock.now);
+    }
+  }
+
+  /** Polls one wait until it passes (undefined) or fails (the runbook's message). */
+  private wait(w: StepWait): string | undefined {
+    const start = this.clock.now;
+    for (;;) {
+      const r = this.check(w);
+      if (r === true) return undefined;
+      if (typeof r === 'string') return r;
+      if (this.clock.now - start >= w.timeoutSeconds) return `not done within ${w.timeoutSeconds}s`;
+      this.advance();
+    }
+  }
+
+  /** true: passed; a string: failed with that message; false: keep waiting. */
+  private check(w: StepWait): boolean | string {
+    switch (w.kind) {
+      case 'crds-established':
+      case 'webhook-serving':
+        return true;
+      case 'statefulset-rollout':
+        return this.world.get('StatefulSet', w.namespace, w.statefulSet)?.status?.readyReplicas === 1;
+      case 'rollout': {
+        const live = this.world.get('Deployment', w.namespace, w.deployment);
+        if (!live) return false;
+        const h = deploymentHealth(this.world.view(live));
+        // `kubectl rollout status` gives up when the Progressing condition reports ProgressDeadlineExceeded;
+        // the runbook then prints the conditions (dist/bootstrap/bootstrap.sh wait_rollout).
+        if (h.status === 'Degraded') return `${h.message}; ${conditionsLine(live)}; pods: ${live.status?.podMessage ?? ''}`;
+        return h.status === 'Healthy';
+      }
+      case 'condition': {
+        const [resource, name] = w.resource.split('/');
+        const live = this.world.get(kindOfResource(resource), w.namespace, name);
+        return live?.status?.conditions?.some((c: Obj) => c.type === w.condition && c.status === 'True') ?? false;
+      }
+      case 'job-complete': {
+        const live = this.world.get('Job', w.namespace, w.job);
+        if (!live) return false;
+        const h = jobHealth(this.world.view(live));
+        if (h.status === 'Healthy') return true;
+        if (h.status !== 'Degraded') return false;
+        // wait_job prints the Job's Failed message, then each watched object's message path.
+        const watched = w.watched.map((x) => {
+          const [resource, name] = x.resource.split('/');
+          const o = this.world.get(kindOfResource(resource), w.namespace, name);
+          return `${x.resource}: ${o ? jsonPath(this.world.view(o), x.messagePath) : '(not found)'}`;
+        });
+        return [`the Job failed: ${h.message}`, ...watched].join('; ');
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- Argo CD
+
+  private argocd(): BringUpOutcome {
+    const root = this.world.get('Application', 'argocd', 'root');
+    if (!root) return this.end('Failed', 'argocd', 'Phase 0 applied no root Application');
+    this.addApp(root.manifest);
+    const rootState = this.apps.get('root') as AppState;
+    let settledSince: number | undefined;
+    while (this.clock.now < this.horizon) {
+      this.advance();
+      for (const name of [...this.apps.keys()].sort()) this.reconcileApp(this.apps.get(name) as AppState);
+      const op = rootState.op;
+      if (op?.phase === 'Failed' && op.final) {
+        return this.end('Failed', 'argocd/root', `${op.message}${this.failedResults(rootState)}`);
+      }
+      if (op?.phase === 'Succeeded') {
+        const h = this.appHealth(rootState);
+        if (h.status === 'Healthy') return this.end('Healthy', 'argocd/root', 'every Application synced and healthy');
+        if (h.status === 'Degraded') {
+          settledSince ??= this.clock.now;
+          if (this.clock.now - settledSince >= 300) return this.end('Degraded', 'argocd/root', h.message);
+        }
+      }
+    }
+    return this.end('Stalled', 'argocd/root', `${rootState.op?.phase ?? 'no operation'}: ${rootState.op?.message ?? ''}`);
+  }
+
+  private failedResults(app: AppState): string {
+    const lines = [...(app.op?.results ?? new Map()).entries()].filter(([, r]) => r.outcome === 'failed').map(([k, r]) => `${k}: ${r.message}`);
+    return lines.length > 0 ? ` [${lines.join('; ')}]` : '';
+  }
+
+  private addApp(manifest: Obj): void {
+    const name = manifest.metadata.name as string;
+    if (this.apps.has(name)) return;
+    this.apps.set(name, { manifest, name, targets: this.targetsOf(manifest), live: new Set() });
+  }
+
+  /** The objects an Application renders, when the output holds them; the root renders the apps folder. */
+  private targetsOf(app: Obj): Obj[] {
+    const sources = (app.spec?.sources ?? [app.spec?.source]) as Obj[];
+    const objs: Obj[] = [];
+    for (const s of sources) {
+      if (typeof s?.path !== 'string' || !s.path.startsWith(this.distPrefix)) continue;
+      const dir = s.path.slice(this.distPrefix.length);
+      for (const [file, text] of this.input.tree) if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text));
+    }
+    if (objs.length > 0) return objs;
+    // Content outside the generated output (a chart, a hand-written folder): one workload standing for it.
+    return [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app.metadata.name, namespace: app.spec?.destination?.namespace }, spec: { replicas: 1 } }];
+  }
+
+  /** Manifest generation: a failure is the ComparisonError condition (controller/state.go:377, :698-699). */
+  private compare(app: AppState): string | undefined {
+    const sources = (app.manifest.spec?.sources ?? [app.manifest.spec?.source]) as Obj[];
+    for (const [i, s] of sources.entries()) {
+      const err = this.generate(s);
+      // The repo server's error reaches the controller as a gRPC status.
+      if (err) return `Failed to load target state: failed to generate manifest for source ${i + 1} of ${sources.length}: rpc error: code = Unknown desc = ${err}`;
+    }
+    return undefined;
+  }
+
+  private generate(source: Obj): string | undefined {
+    if (source.chart !== undefined) {
+      const down = (this.world.faults.unreachableChartRepos ?? []).find((r) => r.url === source.repoURL);
+      // util/helm/client.go:246-250: `helm fetch` failed, wrapped as "error fetching chart: %w".
+      if (down) return `error fetching chart: ${down.message}`;
+    }
+    if (source.plugin?.name === 'sops' && !this.world.secretExists('argocd', 'sops-age')) {
+      // The sidecar's generate command fails: cmpserver/plugin/plugin.go:228-231 wraps it as "error generating
+      // manifests: %w", reposerver/repository/repository.go:2354 as "error generating manifests in cmp: %w"; the
+      // innermost text is sops's own error when no age identity can decrypt the data key.
+      return 'error generating manifests in cmp: rpc error: code = Unknown desc = error generating manifests: '
+        + '`sh -c` failed exit status 1: Failed to get the data key required to decrypt the SOPS file.';
+    }
+    return undefined;
+  }
+
+  private reconcileApp(app: AppState): void {
+    const now = this.clock.now;
+    const src = `argocd/${app.name}`;
+    const cmp = this.compare(app);
+    if (cmp !== app.comparisonError) {
+      app.comparisonError = cmp;
+      if (cmp) this.log(src, `ComparisonError: ${cmp}`);
+    }
+    // Auto-sync only from OutOfSync: with a comparison error the sync status is Unknown and no sync starts
+    // (controller/state.go:1011-1013; controller/appcontroller.go:2344-2349).
+    if (app.op === undefined) {
+      if (cmp) return;
+      app.op = { phase: 'Running', message: '', startedAt: now, retryCount: 0, applied: new Set(), results: new Map(), final: false };
+      this.log(src, 'auto-sync started');
+    }
+    const op = app.op;
+    if (op.phase !== 'Running') return;
+    if (op.nextRetryAt !== undefined) {
+      if (now < op.nextRetryAt) return;
+      op.nextRetryAt = undefined;
+      op.applied = new Set();
+      op.results = new Map();
+      op.message = `Retrying operation. Attempt #${op.retryCount}`; // appcontroller.go:1575
+      this.log(src, op.message);
+    }
+    // The controller's sync timeout terminates the operation (appcontroller.go:1542-1547, sync_context.go:742),
+    // and a terminated operation is not retried (appcontroller.go:1620, :1634-1636).
+    if (this.syncTimeout > 0 && now > op.startedAt + this.syncTimeout) {
+      this.finish(app, 'Operation terminated, triggered by controller sync timeout', false);
+      return;
+    }
+    this.syncStep(app);
+  }
+
+  /** One `syncContext.Sync()` call (sync_context.go:540-720). */
+  private syncStep(app: AppState): void {
+    const op = app.op!;
+    const tasks = sortTasks(app.targets);
+    const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    // Running tasks: update their outcome from the live object's health.
+    const running = tasks.filter((t) => op.applied.has(key(t)) && op.results.get(key(t))?.outcome === 'running');
+    for (const t of running) {
+      const h = this.health(t);
+      const outcome = taskOutcome(t, h);
+      op.results.set(key(t), { outcome, message: h?.message ?? '' });
+    }
+    const stillRunning = running.filter((t) => op.results.get(key(t))?.outcome === 'running');
+    if (stillRunning.length > 0) {
+      op.message = runningMessage(stillRunning);
+      return;
+    }
+    if ([...op.results.values()].some((r) => r.outcome === 'failed')) {
+      this.finish(app, 'one or more synchronization tasks completed unsuccessfully', true); // sync_context.go:636-639
+      return;
+    }
+    const pending = tasks.filter((t) => !op.applied.has(key(t)));
+    if (pending.length === 0) {
+      this.finish(app, 'successfully synced (no more tasks)', true);
+      return;
+    }
+    const wave = syncWave(pending[0]);
+    const waveTasks = pending.filter((t) => syncWave(t) === wave);
+    const rejected = (this.world.faults.rejectedApplies ?? []).find((r) => r.app === app.name);
+    if (rejected) {
+      // sync_context.go:687-699 and :906-922: "one or more objects failed to apply, reason: <task messages>".
+      this.finish(app, `one or more objects failed to apply, reason: ${rejected.message}`, true);
+      return;
+    }
+    for (const t of waveTasks) {
+      op.applied.add(key(t));
+      app.live.add(key(t));
+      op.results.set(key(t), { outcome: 'running', message: '' });
+      const live = this.world.apply(t, this.clock.now);
+      if (t.kind === 'Application' && t.apiVersion?.startsWith('argoproj.io/')) this.addApp(live.manifest);
+    }
+    this.log(`argocd/${app.name}`, `wave ${wave}: applied ${waveTasks.map((t) => `${t.kind}/${t.metadata.name}`).join(', ')}`);
+    if (pending.length === waveTasks.length && !waveTasks.some(isHook)) {
+      // The final wave succeeds once applied, even if its objects degrade later (sync_context.go:703-711).
+      this.finish(app, 'successfully synced (all tasks run)', true);
+      return;
+    }
+    op.message = runningMessage(waveTasks);
+  }
+
+  /** Ends an operation; a failed one is retried per `syncPolicy.retry` (appcontroller.go:1619-1640). */
+  private finish(app: AppState, message: string, retryable: boolean): void {
+    const op = app.op!;
+    const src = `argocd/${app.name}`;
+    if (message.startsWith('successfully')) {
+      op.phase = 'Succeeded';
+      op.message = message;
+      op.final = true;
+      this.log(src, `sync Succeeded: ${message}`);
+      return;
+    }
+    const policy = retryPolicy(app.manifest);
+    if (retryable && op.retryCount < policy.limit) {
+      const delay = retryDelay(policy, op.retryCount);
+      op.retryCount += 1;
+      op.nextRetryAt = this.clock.now + delay;
+      op.message = `${message}. Retrying attempt #${op.retryCount} in ${delay}s.`;
+      this.log(src, `sync failed: ${op.message}${this.failedResults(app)}`);
+      return;
+    }
+    op.phase = 'Failed';
+    op.final = true;
+    op.message = op.retryCount > 0 ? `${message} (retried ${op.retryCount} times).` : message;
+    this.log(src, `sync Failed: ${op.message}${this.failedResults(app)}`);
+  }
+
+  /** Health of a live object: a generated Lua check first, then the built-in checks modelled here. */
+  private health(target: Obj): HealthResult | undefined {
+    const live = this.world.get(target.kind, target.metadata.namespace, target.metadata.name);
+    if (!live) return { status: 'Missing', message: '' };
+    const group = String(target.apiVersion).includes('/') ? String(target.apiVersion).split('/')[0] : '';
+    const lua = this.checks.get(`${group}_${target.kind}`);
+    if (target.kind === 'Application' && group === 'argoproj.io') {
+      const child = this.apps.get(target.metadata.name);
+      // No check configured: Argo CD has no built-in Application health since 1.8, so a child counts at once.
+      return lua && child ? this.options.evaluator.evaluate('Application', lua, this.applicationView(child, live)) : undefined;
+    }
+    const obj = this.world.view(live);
+    if (lua) return this.options.evaluator.evaluate(target.kind, lua, obj);
+    if (target.kind === 'Deployment') return deploymentHealth(obj);
+    if (target.kind === 'Job') return jobHealth(obj);
+    if (target.kind === 'Cluster' && group === 'postgresql.cnpg.io') return builtinCnpgClusterHealth(obj);
+    return undefined;
+  }
+
+  /**
+   * An Application's health: the worst of its resources, ignoring resources not yet live and child
+   * Applications that are Missing or Unknown (controller/health.go:20-92).
+   */
+  private appHealth(app: AppState): HealthResult {
+    let status: HealthStatusCode = 'Healthy';
+    let message = '';
+    for (const t of app.targets) {
+      const k = `${t.kind}/${t.metadata.namespace ?? ''}/${t.metadata.name}`;
+      if (!app.live.has(k)) continue;
+      const h = this.health(t);
+      if (!h) continue;
+      if (t.kind === 'Application' && (h.status === 'Missing' || h.status === 'Unknown')) continue;
+      if (isWorse(status, h.status)) {
+        status = h.status;
+        message = `${t.kind}/${t.metadata.name}: ${h.message}`;
+      }
+    }
+    if (app.targets.length > 0 && app.live.size === 0) status = 'Missing';
+    return { status, message };
+  }
+
+  /** A child Application as the root's health check reads it: `status.sync`, `status.health`, the operation. */
+  private applicationView(app: AppState, live: LiveObject): Obj {
+    const sync = app.comparisonError ? 'Unknown' : app.targets.every((t) => app.live.has(`${t.kind}/${t.metadata.namespace ?? ''}/${t.metadata.name}`)) ? 'Synced' : 'OutOfSync';
+    const status: Obj = { sync: { status: sync }, health: { status: this.appHealth(app).status } };
+    if (app.comparisonError) status.conditions = [{ type: 'ComparisonError', message: app.comparisonError }];
+    if (app.op) status.operationState = { phase: app.op.phase === 'Running' && app.op.nextRetryAt !== undefined ? 'Running' : app.op.phase, message: app.op.message };
+    return { ...live.manifest, status };
+  }
+}
+
+function conditionsLine(live: LiveObject): string {
+  return ((live.status?.conditions ?? []) as Obj[]).map((c) => `${c.type}=${c.status}: ${c.message}`).join(', ');
+}
+
+function kindOfResource(resource: string): string {
+  if (resource.startsWith('clusters.')) return 'Cluster';
+  if (resource.startsWith('databases.')) return 'Database';
+  if (resource.startsWith('deployments')) return 'Deployment';
+  return resource;
+}
+
+/** The few JSONPath forms the waits use: `{.a.b}`. */
+function jsonPath(obj: Obj, path: string): string {
+  const m = /^\{\.(.*)\}$/.exec(path);
+  if (!m) return '';
+  const v = m[1].split('.').reduce<any>((o, k) => (o === undefined ? undefined : o[k]), obj);
+  return v === undefined ? '' : String(v);
+}

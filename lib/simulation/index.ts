@@ -1,0 +1,7 @@
+export * from './argocd-sync';
+export * from './bring-up';
+export * from './controllers';
+export * from './health';
+export * from './lua51-evaluator';
+export * from './scenarios';
+export * from './timeline';

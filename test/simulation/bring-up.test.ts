@@ -1,0 +1,93 @@
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { HomelabConfig } from '../../lib/config/homelab-config';
+import { planSteps } from '../../lib/output/render-steps';
+import {
+  BringUpOutcome, formatTimeline, generatedHealthChecks, Lua51HealthEvaluator, Scenario, scenariosFor, simulateBringUp, SimulationInput,
+} from '../../lib/simulation';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import ddbExample from '../../examples/ddb-cluster.config';
+import { findTool, testWith } from '../tools';
+
+const lua = findTool('lua5.1', ['lua5.1'], '-v');
+const luaTest = testWith(lua);
+/** `test.failing` when lua5.1 is installed: a known defect keeps the correct assertion from passing yet. */
+const luaFailing = (name: string, fn: () => void) => (lua.command ? test.failing(name, fn) : luaTest(name, fn));
+
+const evaluator = new Lua51HealthEvaluator({ command: lua.command ?? 'lua5.1' });
+
+const cutover = (c: HomelabConfig): HomelabConfig => ({ ...c, git: { ...c.git, source: 'forgejo' } });
+const VARIANTS: [string, HomelabConfig][] = [
+  ['reference', REFERENCE_HOMELAB],
+  ['reference after the cutover', cutover(REFERENCE_HOMELAB)],
+  ['ddb example', ddbExample],
+  ['ddb example after the cutover', cutover(ddbExample)],
+];
+
+/**
+ * Scenarios that stall today because the generated health Lua maps a failure to Progressing (issue 12; the Lua
+ * is being rewritten in lib/constructs/argocd/health-checks.ts). Each must flip to passing when that lands.
+ */
+const KNOWN_DEFECTS: Record<string, string> = {
+  // CNPG's SetAsFailed leaves observedGeneration behind generation (database_funcs.go:28-32), and the generated
+  // Database check says "Waiting for CloudNativePG to observe generation" (Progressing) before it looks at applied.
+  'database-rejected-argocd': 'Database Lua checks observedGeneration before applied=false',
+  // No Cluster check is generated; Argo CD's built-in one maps "Invalid cluster definition" to Unknown
+  // (resource_customizations/postgresql.cnpg.io/Cluster/health.lua:55-63), which a non-hook task never
+  // concludes (gitops-engine sync_context.go:557-567): data-schemas waits forever.
+  'cluster-invalid-argocd': 'no generated Cluster health check; the built-in one returns Unknown for an invalid definition',
+  // The child's sync Failed (OutOfSync) or never started (ComparisonError, sync Unknown): the generated
+  // Application check returns Progressing "Waiting for sync (...)" whatever the operation or condition says.
+  'child-sync-fails': 'Application Lua maps a failed child sync (OutOfSync) to Progressing',
+  'age-key-missing': 'Application Lua maps a ComparisonError (sync Unknown) to Progressing',
+  'chart-repo-unreachable': 'Application Lua maps a ComparisonError (sync Unknown) to Progressing',
+};
+
+describe.each(VARIANTS)('bring-up simulation: %s', (_label, config) => {
+  const synthesis = synthesizeHomelab(config);
+  const input: SimulationInput = { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) };
+  const scenarios = scenariosFor(input);
+  const run = (s: Scenario): BringUpOutcome => simulateBringUp(input, { evaluator, faults: s.faults });
+
+  test('reads the Application and Database health checks from the generated argocd-cm', () => {
+    const checks = generatedHealthChecks(input.tree);
+    expect([...checks.keys()]).toEqual(expect.arrayContaining(['argoproj.io_Application', 'postgresql.cnpg.io_Database']));
+  });
+
+  luaTest('happy path: converges in the declared order', () => {
+    // GIVEN
+    const happy = scenarios.find((s) => s.name === 'happy-path') as Scenario;
+    // WHEN
+    const outcome = run(happy);
+    // THEN
+    expect(outcome.state).toBe('Healthy');
+    const runbook = outcome.timeline.filter((e) => e.source === 'runbook' && / applied /.test(e.message)).map((e) => e.message.split(' ')[2]);
+    expect(runbook).toEqual(input.steps.map((p) => p.step.stepName));
+    // The root applies its waves in increasing order, each only after every child of the earlier waves synced.
+    const rootWaves = outcome.timeline.filter((e) => e.source === 'argocd/root' && e.message.startsWith('wave '));
+    const waves = rootWaves.map((e) => Number(/^wave (-?\d+)/.exec(e.message)![1]));
+    expect(waves).toEqual([...new Set(waves)].sort((a, b) => a - b));
+    const synced = new Map(outcome.timeline.filter((e) => e.message.startsWith('sync Succeeded')).map((e) => [e.source, e.at]));
+    for (let i = 1; i < rootWaves.length; i++) {
+      const earlier = rootWaves.slice(0, i).flatMap((e) => [...e.message.matchAll(/Application\/([a-z0-9-]+)/g)].map((m) => m[1]));
+      for (const app of earlier) expect(synced.get(`argocd/${app}`)).toBeLessThanOrEqual(rootWaves[i].at);
+    }
+    const lastRunbook = outcome.timeline.filter((e) => e.source === 'runbook').pop()!;
+    expect(rootWaves[0].at).toBeGreaterThan(lastRunbook.at);
+  });
+
+  for (const s of scenarios.filter((x) => x.cause !== undefined)) {
+    const defect = KNOWN_DEFECTS[s.name];
+    const name = `fails naming the cause: ${s.name} (${s.description})${defect ? ` [known defect: ${defect}]` : ''}`;
+    (defect ? luaFailing : luaTest)(name, () => {
+      const outcome = run(s);
+      expect(['Failed', 'Degraded']).toContain(outcome.state);
+      expect(outcome.message).toContain(s.cause);
+      expect(outcome.at).toBeLessThan(3600);
+    });
+  }
+
+  luaTest('is deterministic: the same timeline twice', () => {
+    const happy = scenarios.find((s) => s.name === 'happy-path') as Scenario;
+    expect(formatTimeline(run(happy).timeline)).toBe(formatTimeline(run(happy).timeline));
+  });
+});
