@@ -51,7 +51,7 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),
-    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
+    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION, expectedCluster: config.cluster })],
     ...argocd.renderFiles(),
   ]);
   files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
