@@ -23,6 +23,7 @@
 #    7. argocd-root: the homelab AppProject and the root app-of-apps
 #
 # Local files (override the path with the variable):
+#   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
 #   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 set -euo pipefail
 
@@ -55,6 +56,7 @@ Before the first change it shows the cluster and asks for confirmation.
   --help     show this help
 
 Local files (override the path with the variable):
+  SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 USAGE
 }
@@ -490,9 +492,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt
 default_path SEED_DEPLOY_KEY "$HOME"/.ssh/argocd_seed
 begin
 check_kubectl
+need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
 need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
 confirm_cluster
 
@@ -517,6 +521,7 @@ wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600
 
 step 5 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
+install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE
 apply argocd-install -k 05-argocd-install
 wait_crds 600 applications.argoproj.io applicationsets.argoproj.io appprojects.argoproj.io
 wait_rollout argocd deployment/argocd-applicationset-controller 600

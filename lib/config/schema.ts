@@ -291,6 +291,12 @@ export const SopsSecretsSchema = z.strictObject({
   pluginName: z.string().min(1).default(SOPS_PLUGIN_NAME),
   /** Destination namespace, used only by a Secret that names no namespace. @default 'argocd' */
   namespace: namespaceName.default('argocd'),
+  /**
+   * Local age identity file (`age-keygen -o`) the SOPS plugin decrypts with; `bootstrap.sh` installs it as the
+   * Secret the repo-server mounts before Argo CD syncs anything (`SOPS_AGE_KEY_FILE` overrides it). Never in git.
+   * @default '~/.config/sops/age/keys.txt' (where sops itself looks on Linux)
+   */
+  ageKeyFile: z.string().min(1).default('~/.config/sops/age/keys.txt'),
 }).readonly();
 
 /** The Job that creates Forgejo's pull-mirror of the GitHub seed. */
