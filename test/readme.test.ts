@@ -44,7 +44,7 @@ describe('README commands', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
       /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package)$/, /^npm run build$/, /^npm run plan$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/, /^npm run schemas$/,
-      /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /,
+      /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /, /^age-keygen /,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
     for (const s of ['typecheck', 'lint', 'lint:deps', 'test:package', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);

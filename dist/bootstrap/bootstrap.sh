@@ -5,9 +5,13 @@
 # Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for
 # exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.
 #
-# Needs: bash, coreutils, sed, kubectl >= 1.29 and git (kustomize fetches remote manifests).
+# Needs: bash, coreutils, sed, grep, kubectl >= 1.29 and git (kustomize fetches remote manifests).
+# Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.
 #
-# Usage: bootstrap.sh [--dry-run] [--help]
+# Usage: bootstrap.sh [--dry-run] [--yes] [--help]
+#
+# Before the first change it checks every local key file, shows the cluster (kube context, API server,
+# kube-system UID), refuses one that differs from the config's `cluster`, and asks; --yes answers for you.
 #
 # Steps:
 #    1. namespaces: namespaces with Pod Security labels
@@ -19,6 +23,7 @@
 #    7. argocd-root: the homelab AppProject and the root app-of-apps
 #
 # Local files (override the path with the variable):
+#   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
 #   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 set -euo pipefail
 
@@ -27,21 +32,31 @@ TITLE='Homelab Phase-0 bootstrap'
 MIN_KUBECTL_VERSION=1.29
 STEPS=7
 POLL_SECONDS=5
+REQUEST_TIMEOUT=60s
+EXPECTED_CONTEXT=''
+EXPECTED_API_SERVER=''
+EXPECTED_KUBE_SYSTEM_UID=''
 DRY_RUN=0
+ASSUME_YES=0
+PROBLEM=''
+FIX=''
 STAGING=''
 CURRENT_STEP='preflight'
 
 usage() {
   cat <<'USAGE'
-Usage: bootstrap.sh [--dry-run] [--help]
+Usage: bootstrap.sh [--dry-run] [--yes] [--help]
 
 Homelab Phase-0 bootstrap: applies every step in order with kubectl apply --server-side
 and waits after each one for what the next step needs. Safe to re-run.
+Before the first change it shows the cluster and asks for confirmation.
 
   --dry-run  print every step, file, precondition and wait; run no kubectl command
+  --yes      confirm the cluster without asking (it must still match the config)
   --help     show this help
 
 Local files (override the path with the variable):
+  SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 USAGE
 }
@@ -90,11 +105,17 @@ failed() { # description start-seconds [detail]: the first lines of a failure re
   if [ -n "${3:-}" ]; then printf '%s\n' "$3" | sed 's/^/    /' >&2; fi
 }
 
-# show COMMAND...: runs a diagnostic command and prints it with its output; never fails.
+# kube ARG...: kubectl with every request to the API server bounded by REQUEST_TIMEOUT. Waits keep their own
+# --timeout: kubectl wait and rollout status re-open a watch the request timeout closes.
+kube() {
+  kubectl "--request-timeout=$REQUEST_TIMEOUT" "$@"
+}
+
+# show KUBECTL-ARG...: runs a diagnostic kubectl command and prints it with its output; never fails.
 show() {
   local out
-  out="$("$@" 2>&1)" || true
-  printf '    $ %s\n' "$(quote "$@")" >&2
+  out="$(kube "$@" 2>&1)" || true
+  printf '    $ kubectl %s\n' "$(quote "$@")" >&2
   printf '%s\n' "${out:-(no output)}" | sed 's/^/      /' >&2
 }
 
@@ -141,7 +162,7 @@ check_kubectl() {
     printf '  ✗ FAILED: kubectl not found on PATH\n    hint: install kubectl >= %s\n' "$MIN_KUBECTL_VERSION" >&2
     abort
   fi
-  json="$(kubectl version --client -o json 2>&1)" || true
+  json="$(kube version --client -o json 2>&1)" || true
   version="$(printf '%s\n' "$json" | sed -nE 's/.*"gitVersion": *"v([0-9]+\.[0-9]+\.[0-9]+).*/\1/p')"
   version="${version%%$'\n'*}"
   if [ -z "$version" ]; then
@@ -153,18 +174,120 @@ check_kubectl() {
     abort
   fi
   printf '  ✓ kubectl %s (>= %s)\n' "$version" "$MIN_KUBECTL_VERSION"
-  context="$(kubectl config current-context 2>/dev/null)" || context='(none)'
-  printf '  → cluster: kube context %s\n' "$context"
 }
 
-need_file() { # variable hint
-  local path="${!1}"
+# confirm_cluster: shows which cluster the runbook is about to change (kube context, API server, kube-system
+# UID), refuses a cluster that differs from the one the config names, then asks (or takes --yes).
+confirm_cluster() {
+  local context server uid mismatch='' answer
   if dry_run; then
-    if [ -r "$path" ]; then plan needs "$1=$path (present)"; else plan needs "$1=$path (MISSING: $2)"; fi
+    plan confirm "the cluster: kube context, API server and kube-system UID$(expected_identity), then ask (--yes: do not ask)"
     return 0
   fi
-  if [ ! -f "$path" ] || [ ! -r "$path" ]; then
-    printf '  ✗ FAILED: %s: no readable file at %s\n    hint: %s\n' "$1" "$path" "$2" >&2
+  if ! context="$(kube config current-context 2>/dev/null)" || [ -z "$context" ]; then
+    printf '  ✗ FAILED: kubectl has no current context: the runbook does not know which cluster to change\n' >&2
+    printf '    hint: select the cluster to bootstrap: kubectl config use-context NAME\n' >&2
+    abort
+  fi
+  server="$(kube config view --minify -o 'jsonpath={.clusters[0].cluster.server}' 2>/dev/null)" || server=''
+  if ! uid="$(kube get namespace kube-system -o 'jsonpath={.metadata.uid}' 2>&1)" || [ -z "$uid" ]; then
+    failed "read namespace kube-system through kube context $context (API server ${server:-unknown})" "$SECONDS" "$uid"
+    inspect "$(quote kubectl --context "$context" get namespace kube-system)"
+  fi
+  printf '  → kube context     %s\n  → API server       %s\n  → kube-system UID  %s\n' "$context" "${server:-(unknown)}" "$uid"
+  if [ -n "$EXPECTED_CONTEXT" ] && [ "$context" != "$EXPECTED_CONTEXT" ]; then
+    mismatch="$mismatch    kube context is $context; the config expects $EXPECTED_CONTEXT (cluster.context)"$'\n'
+  fi
+  if [ -n "$EXPECTED_API_SERVER" ] && [ "$server" != "$EXPECTED_API_SERVER" ]; then
+    mismatch="$mismatch    API server is ${server:-(unknown)}; the config expects $EXPECTED_API_SERVER (cluster.apiServer)"$'\n'
+  fi
+  if [ -n "$EXPECTED_KUBE_SYSTEM_UID" ] && [ "$uid" != "$EXPECTED_KUBE_SYSTEM_UID" ]; then
+    mismatch="$mismatch    kube-system UID is $uid; the config expects $EXPECTED_KUBE_SYSTEM_UID (cluster.kubeSystemUid)"$'\n'
+  fi
+  if [ -n "$mismatch" ]; then
+    printf '  ✗ FAILED: this is not the cluster the homelab config names:\n%s' "$mismatch" >&2
+    printf '    hint: switch with kubectl config use-context NAME, or correct cluster in the homelab config and synthesize again\n' >&2
+    abort
+  fi
+  if [ "$ASSUME_YES" = 1 ]; then
+    printf '  ✓ cluster confirmed by --yes%s\n' "$(expected_identity)"
+    return 0
+  fi
+  if [ ! -t 0 ]; then
+    printf '  ✗ FAILED: the cluster is not confirmed: standard input is not a terminal, so the runbook cannot ask\n' >&2
+    printf '    hint: check the cluster above, then re-run with --yes to confirm it non-interactively\n' >&2
+    abort
+  fi
+  printf '  Apply %s steps to this cluster? [y/N] ' "$STEPS"
+  read -r answer || answer=''
+  case "$answer" in
+    y | Y | yes | Yes | YES) printf '  ✓ cluster confirmed\n' ;;
+    *)
+      printf '  ✗ FAILED: the cluster is not confirmed (answer: %s); nothing was changed\n' "${answer:-none}" >&2
+      abort
+      ;;
+  esac
+}
+
+# expected_identity: what the config pins of the cluster, as ' (compared with cluster.context, ...)', or nothing.
+expected_identity() {
+  local pinned=''
+  if [ -n "$EXPECTED_CONTEXT" ]; then pinned="$pinned, cluster.context"; fi
+  if [ -n "$EXPECTED_API_SERVER" ]; then pinned="$pinned, cluster.apiServer"; fi
+  if [ -n "$EXPECTED_KUBE_SYSTEM_UID" ]; then pinned="$pinned, cluster.kubeSystemUid"; fi
+  if [ -n "$pinned" ]; then printf ' (compared with %s)' "${pinned#, }"; fi
+}
+
+# file_problem PATH FORMAT: sets PROBLEM (why the file cannot be used, empty when it can) and FIX (how to fix
+# it, empty for the caller's hint). Reads the file only with test and grep -q/-c: its content is never printed.
+file_problem() {
+  local path="$1" mode bad
+  PROBLEM='' FIX=''
+  if [ ! -e "$path" ]; then PROBLEM="no file at $path"; return 0; fi
+  if [ ! -f "$path" ] || [ ! -r "$path" ]; then PROBLEM="$path is not a readable file"; return 0; fi
+  if [ ! -s "$path" ]; then PROBLEM="$path is empty"; return 0; fi
+  mode="$(ls -lLd -- "$path")"
+  mode="${mode%% *}"
+  if [ "${mode:4:6}" != '------' ]; then
+    PROBLEM="$path can be read by group or others ($mode)"
+    FIX="chmod 600 $(quote "$path")"
+    return 0
+  fi
+  case "$2" in
+    ssh-private-key)
+      if [[ "$path" == *.pub ]] || grep -Eq '^(ssh-[a-z0-9]+|ecdsa-sha2-[a-z0-9]+|sk-[a-z0-9@.-]+) ' "$path"; then
+        PROBLEM="$path is an SSH public key"
+        FIX="point it at the private key: the same path without .pub"
+      elif ! grep -Eq '^-----BEGIN [A-Z ]*PRIVATE KEY-----' "$path"; then
+        PROBLEM="$path is not an SSH private key (it has no BEGIN ... PRIVATE KEY line)"
+      fi
+      ;;
+    token)
+      if [ "$(grep -c '' "$path")" -gt 1 ]; then PROBLEM="$path has more than one line; a token file holds the token only"; fi
+      ;;
+    age-identity)
+      if ! grep -Eq '^AGE-SECRET-KEY-1[0-9A-Z]+$' "$path"; then
+        PROBLEM="$path holds no age identity (a line AGE-SECRET-KEY-1...)"
+        if grep -Eq '^age1[0-9a-z]+$' "$path"; then PROBLEM="$PROBLEM, only a recipient (age1...): the public half"; fi
+      else
+        bad="$(grep -Evn '^(#.*|[[:space:]]*|AGE-SECRET-KEY-1[0-9A-Z]+)$' "$path" | head -n 1 | cut -d: -f1)" || bad=''
+        if [ -n "$bad" ]; then PROBLEM="$path line $bad is neither an age identity (AGE-SECRET-KEY-1...), a # comment nor blank"; fi
+      fi
+      ;;
+  esac
+}
+
+need_file() { # variable format hint
+  local path="${!1}"
+  file_problem "$path" "$2"
+  if dry_run; then
+    if [ -z "$PROBLEM" ]; then plan needs "$1=$path (present)"
+    elif [ ! -e "$path" ]; then plan needs "$1=$path (MISSING: $3)"
+    else plan needs "$1=$path (NOT USABLE: $PROBLEM; ${FIX:-$3})"; fi
+    return 0
+  fi
+  if [ -n "$PROBLEM" ]; then
+    printf '  ✗ FAILED: %s: %s\n    hint: %s\n' "$1" "$PROBLEM" "${FIX:-$3}" >&2
     abort
   fi
   printf '  ✓ %s=%s\n' "$1" "$path"
@@ -177,7 +300,7 @@ step() { # index name summary
 
 need_secret() { # namespace name hint
   if dry_run; then plan check "Secret $1/$2 exists"; return 0; fi
-  if ! kubectl get secret "$2" -n "$1" >/dev/null 2>&1; then
+  if ! kube get secret "$2" -n "$1" >/dev/null 2>&1; then
     printf '  ✗ FAILED: Secret %s/%s does not exist\n    hint: %s\n' "$1" "$2" "$3" >&2
     inspect "$(quote kubectl get secret "$2" -n "$1")"
   fi
@@ -187,14 +310,14 @@ need_secret() { # namespace name hint
 ensure_secret() { # namespace name key bytes
   local file out
   if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes in key $3"; return 0; fi
-  if kubectl get secret "$2" -n "$1" >/dev/null 2>&1; then
+  if kube get secret "$2" -n "$1" >/dev/null 2>&1; then
     printf '  ✓ Secret %s/%s exists (kept)\n' "$1" "$2"
     return 0
   fi
   if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
   file="$STAGING/generated-$2"
   (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\n' >"$file")
-  if ! out="$(kubectl create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
+  if ! out="$(kube create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
     rm -f "$file"
     failed "create Secret $1/$2" "$SECONDS" "$out"
     inspect "$(quote kubectl get secret "$2" -n "$1")"
@@ -206,19 +329,20 @@ ensure_secret() { # namespace name key bytes
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
-  if ! out="$(kubectl delete job -n "$1" "$2" --ignore-not-found --wait=true 2>&1)"; then
+  if ! out="$(kube delete job -n "$1" "$2" --ignore-not-found --wait=true 2>&1)"; then
     failed "delete Job $1/$2 before re-applying it" "$SECONDS" "$out"
     inspect "$(quote kubectl get job "$2" -n "$1")"
   fi
   if [ -n "$out" ]; then printf '%s\n' "$out" | sed 's/^/    /'; fi
 }
 
-# server_side_apply STEP-NAME -f|-k PATH LABEL
+# server_side_apply STEP-NAME -f|-k PATH LABEL [INSPECT]: INSPECT replaces the hint that re-runs the apply,
+# for a PATH that does not outlive the runbook.
 server_side_apply() {
   local start=$SECONDS out
-  if ! out="$(kubectl apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3" 2>&1)"; then
+  if ! out="$(kube apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3" 2>&1)"; then
     failed "apply $4" "$start" "$out"
-    inspect "$(quote kubectl apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3")"
+    inspect "${5:-$(quote kubectl apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3")}"
   fi
   if [ -n "$out" ]; then printf '%s\n' "$out" | sed 's/^/    /'; fi
   passed "applied $4" "$start"
@@ -248,7 +372,23 @@ apply_staged() {
       cp "${!variable}" "$STAGING/$folder/${pair#*=}"
     done
   )
-  server_side_apply "$name" -k "$STAGING/$folder" "$folder (with $*)"
+  # the private copy is removed on exit, so the hint names the step's folder in the output
+  server_side_apply "$name" -k "$STAGING/$folder" "$folder (with $*)" \
+    "$(quote "$DIR/$folder/kustomization.yaml") (applied from a private copy of its folder with $* copied in; the copy is removed on exit)"
+}
+
+# install_secret_file STEP-NAME NAMESPACE NAME KEY VARIABLE: applies Secret NAMESPACE/NAME whose key KEY holds
+# the local file named by VARIABLE (checked in the preflight), server-side and idempotently. The content goes
+# from one kubectl to the other through a pipe, never to the terminal or a file.
+install_secret_file() {
+  local start=$SECONDS what="Secret $2/$3 (key $4) from \$$5" out
+  if dry_run; then plan install "$what, kubectl apply --server-side --field-manager=homelab-bootstrap-$1"; return 0; fi
+  if ! out="$(kube create secret generic "$3" -n "$2" "--from-file=$4=${!5}" --dry-run=client -o yaml |
+    kube apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" -f - 2>&1)"; then
+    failed "apply $what" "$start" "$out"
+    inspect "$(quote kubectl get secret "$3" -n "$2")"
+  fi
+  passed "applied $what" "$start"
 }
 
 wait_rollout() { # namespace kind/name timeout
@@ -257,9 +397,9 @@ wait_rollout() { # namespace kind/name timeout
   what="$kind $1/${2#*/} rolled out"
   if dry_run; then plan wait "$what (timeout $3s)"; return 0; fi
   waiting "$what" "$3"
-  if out="$(kubectl rollout status "$2" -n "$1" "--timeout=$3s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+  if out="$(kube rollout status "$2" -n "$1" "--timeout=$3s" 2>&1)"; then passed "$what" "$start"; return 0; fi
   failed "$what" "$start" "$out"
-  show kubectl get "$2" -n "$1" -o 'jsonpath={range .status.conditions[*]}{.type}={.status}: {.message}{"\n"}{end}'
+  show get "$2" -n "$1" -o 'jsonpath={range .status.conditions[*]}{.type}={.status}: {.message}{"\n"}{end}'
   inspect "$(quote kubectl describe "$2" -n "$1")"
 }
 
@@ -270,9 +410,9 @@ wait_crds() { # timeout crd...
   what="${what%, }"
   if dry_run; then plan wait "$what (timeout ${timeout}s)"; return 0; fi
   waiting "$what" "$timeout"
-  if out="$(kubectl wait --for=condition=Established "${@/#/crd/}" "--timeout=${timeout}s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+  if out="$(kube wait --for=condition=Established "${@/#/crd/}" "--timeout=${timeout}s" 2>&1)"; then passed "$what" "$start"; return 0; fi
   failed "$what" "$start" "$out"
-  show kubectl get crd "$@"
+  show get crd "$@"
   inspect "$(quote kubectl describe "crd/$1")"
 }
 
@@ -282,7 +422,7 @@ wait_webhook() {
   local timeout="$1" what="$2" probe="$3" start=$SECONDS out
   if dry_run; then plan wait "$what (timeout ${timeout}s)"; return 0; fi
   waiting "$what" "$timeout"
-  until out="$(printf '%s\n' "$probe" | kubectl create --dry-run=server -f - 2>&1)"; do
+  until out="$(printf '%s\n' "$probe" | kube create --dry-run=server -f - 2>&1)"; do
     if (( SECONDS - start >= timeout )); then
       failed "$what" "$start" "$out"
       printf '    probe: %s\n' "$probe" >&2
@@ -297,9 +437,9 @@ wait_condition() { # namespace resource condition message-jsonpath timeout
   local what="$2 in $1 reports $3" start=$SECONDS out
   if dry_run; then plan wait "$what (timeout $5s)"; return 0; fi
   waiting "$what" "$5"
-  if out="$(kubectl wait "--for=condition=$3" "$2" -n "$1" "--timeout=$5s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+  if out="$(kube wait "--for=condition=$3" "$2" -n "$1" "--timeout=$5s" 2>&1)"; then passed "$what" "$start"; return 0; fi
   failed "$what" "$start" "$out"
-  show kubectl get "$2" -n "$1" -o "jsonpath=$4"
+  show get "$2" -n "$1" -o "jsonpath=$4"
   inspect "$(quote kubectl describe "$2" -n "$1")"
 }
 
@@ -312,7 +452,7 @@ wait_job() {
   if dry_run; then plan wait "$what (timeout ${timeout}s)"; return 0; fi
   waiting "$what" "$timeout"
   while [ -z "$outcome" ]; do
-    state="$(kubectl get job "$job" -n "$namespace" -o 'jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{"\t"}{.message}{"\n"}{end}' 2>/dev/null)" || state=''
+    state="$(kube get job "$job" -n "$namespace" -o 'jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{"\t"}{.message}{"\n"}{end}' 2>/dev/null)" || state=''
     while IFS=$'\t' read -r type message; do
       case "$type" in
         Complete) outcome='complete' ;;
@@ -325,9 +465,9 @@ wait_job() {
   done
   if [ "$outcome" = complete ]; then passed "$what" "$start"; return 0; fi
   failed "$what" "$start" "$outcome"
-  show kubectl logs "job/$job" -n "$namespace" --all-containers
+  show logs "job/$job" -n "$namespace" --all-containers
   while [ $# -ge 2 ]; do
-    show kubectl get "$1" -n "$namespace" -o "jsonpath=$2"
+    show get "$1" -n "$namespace" -o "jsonpath=$2"
     shift 2
   done
   inspect "$(quote kubectl describe "job/$job" -n "$namespace")"
@@ -345,16 +485,20 @@ finish() {
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY_RUN=1 ;;
+    -y | --yes) ASSUME_YES=1 ;;
     -h | --help) usage; exit 0 ;;
     *) printf 'unknown option: %s\n\n' "$1" >&2; usage >&2; exit 2 ;;
   esac
   shift
 done
 
+default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt
 default_path SEED_DEPLOY_KEY "$HOME"/.ssh/argocd_seed
 begin
 check_kubectl
-need_file SEED_DEPLOY_KEY 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
+need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
+need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
+confirm_cluster
 
 step 1 namespaces 'namespaces with Pod Security labels'
 apply namespaces -f 01-namespaces.yaml
@@ -377,6 +521,7 @@ wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600
 
 step 5 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
+install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE
 apply argocd-install -k 05-argocd-install
 wait_crds 600 applications.argoproj.io applicationsets.argoproj.io appprojects.argoproj.io
 wait_rollout argocd deployment/argocd-applicationset-controller 600

@@ -52,14 +52,18 @@ function distance(a: string, b: string): number {
 export function nearest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  let bestEdits = Infinity;
   const lower = name.toLowerCase();
   for (const k of [...known].sort()) {
     const kl = k.toLowerCase();
     const contained = lower.length >= 3 && (kl.includes(lower) || lower.includes(kl));
-    const d = contained ? Math.min(distance(name, k), 1) : distance(name, k);
-    if (d < bestDistance) {
+    const edits = distance(name, k);
+    const d = contained ? Math.min(edits, 1) : edits;
+    // on a tie the fewer real edits win: 'postgresCluster' is nearer 'postgresClusters' than 'cluster', which it contains
+    if (d < bestDistance || (d === bestDistance && edits < bestEdits)) {
       best = k;
       bestDistance = d;
+      bestEdits = edits;
     }
   }
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;

@@ -129,6 +129,35 @@ export const GitSchema = z.strictObject({
   repoRoot: z.string().min(1).optional(),
 }).readonly();
 
+/** A UUID as Kubernetes writes `metadata.uid`: lower-case hex, 8-4-4-4-12. */
+const KUBERNETES_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The cluster `bootstrap.sh` may change. The runbook always shows the current kube context, its API server and
+ * the UID of its `kube-system` namespace and asks before the first change (`--yes` answers for you); each field
+ * set here must also match, or it refuses. Pin at least `kubeSystemUid` once the cluster exists: a rebuilt
+ * cluster keeps its context name and address but gets a new UID.
+ */
+export const ClusterSchema = z.strictObject({
+  /** Name of the kube context (`kubectl config current-context`). @default - any context */
+  context: checkedString((v) => (v !== '' && !/[\s\x00-\x1f\x7f]/.test(v) ? undefined
+    : `${show(v)} is not a kube context name: it must be non-empty, without spaces, e.g. 'admin@homelab'.`)).optional(),
+  /**
+   * API server URL as the kubeconfig names it
+   * (`kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}'`), e.g. `https://10.0.0.10:6443`.
+   * @default - any API server
+   */
+  // (credentials in it are refused, unshown, for every string of the config: lib/config/parse.ts)
+  apiServer: checkedString((v) => (/^https:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(v) ? undefined
+    : `${show(v)} is not an API server URL; write it as the kubeconfig does, e.g. 'https://10.0.0.10:6443'.`)).optional(),
+  /**
+   * UID of the `kube-system` namespace (`kubectl get namespace kube-system -o jsonpath='{.metadata.uid}'`).
+   * @default - any cluster
+   */
+  kubeSystemUid: checkedString((v) => (KUBERNETES_UID.test(v) ? undefined : `${show(v)} is not a Kubernetes UID; copy it from `
+    + '`kubectl get namespace kube-system -o jsonpath=\'{.metadata.uid}\'`, e.g. \'0f1e2d3c-4b5a-4697-8877-665544332211\'.')).optional(),
+}).readonly();
+
 // ---------------------------------------------------------------------------------------------------------
 // The steady-state Argo CD tree.
 
@@ -262,6 +291,12 @@ export const SopsSecretsSchema = z.strictObject({
   pluginName: z.string().min(1).default(SOPS_PLUGIN_NAME),
   /** Destination namespace, used only by a Secret that names no namespace. @default 'argocd' */
   namespace: namespaceName.default('argocd'),
+  /**
+   * Local age identity file (`age-keygen -o`) the SOPS plugin decrypts with; `bootstrap.sh` installs it as the
+   * Secret the repo-server mounts before Argo CD syncs anything (`SOPS_AGE_KEY_FILE` overrides it). Never in git.
+   * @default '~/.config/sops/age/keys.txt' (where sops itself looks on Linux)
+   */
+  ageKeyFile: z.string().min(1).default('~/.config/sops/age/keys.txt'),
 }).readonly();
 
 /** The Job that creates Forgejo's pull-mirror of the GitHub seed. */
@@ -355,6 +390,8 @@ export const HomelabConfigShape = z.strictObject({
   forgejo: ForgejoSchema,
   /** The git source Argo CD reconciles. */
   git: GitSchema,
+  /** The cluster the bootstrap runbook may change. @default {} (shown and confirmed, not pinned) */
+  cluster: ClusterSchema.prefault({}),
   /** The steady-state Argo CD tree: project, Applications and waves. */
   argocd: ArgoCdSchema,
   /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */

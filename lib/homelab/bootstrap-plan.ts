@@ -172,6 +172,25 @@ export class BootstrapPlan extends Construct {
     new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
   }
 
+  /**
+   * Makes the runbook install the age key the SOPS plugin decrypts with, from the local file `ageKeyFile`, as the
+   * Secret the repo-server mounts, before Argo CD is applied: without it the `sops-secrets` Application cannot
+   * decrypt, and every Secret it delivers is missing. The runbook refuses to start without the file.
+   */
+  public installSopsAgeKey(ageKeyFile: string): void {
+    this.argocdInstall.addPrecondition({
+      kind: 'secret-from-file',
+      namespace: this.argocd.namespace,
+      name: this.argocd.sopsAgeSecretName,
+      key: this.argocd.sopsAgeSecretKey,
+      variable: 'SOPS_AGE_KEY_FILE',
+      defaultPath: ageKeyFile,
+      format: 'age-identity',
+      hint: `Save the age identity the repository's *.enc.yaml are encrypted to in ${ageKeyFile} (chmod 600); `
+        + `a new one: age-keygen -o ${ageKeyFile}, then encrypt the secrets to its public key.`,
+    });
+  }
+
   /** Every step, in declaration order (the apply order is derived from dependencies). */
   public get steps(): BootstrapStep[] {
     return [

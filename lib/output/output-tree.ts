@@ -29,9 +29,20 @@ export function sortedTree<T>(tree: ReadonlyMap<string, T>): Map<string, T> {
   return new Map([...tree.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** Mode of every folder `writeTree` writes (`rwxr-xr-x`). */
+export const DIR_MODE = 0o755;
+/** Mode of every file `writeTree` writes (`rw-r--r--`); scripts (`*.sh`) get `SCRIPT_MODE`. */
+export const FILE_MODE = 0o644;
+/** Mode of the scripts `writeTree` writes (`rwxr-xr-x`). */
+export const SCRIPT_MODE = 0o755;
+
 /**
  * Writes `tree` to `outdir` by staging it next to `outdir` and swapping the folders, so a reader never sees
  * a half-written tree and a failure before the swap leaves the previous output untouched.
+ *
+ * The output gets normal permissions whatever the umask: folders `DIR_MODE`, files `FILE_MODE`, scripts
+ * `SCRIPT_MODE`. The staging folder comes from `mkdtemp` (mode 0700), so it is opened up before the swap;
+ * the output holds no secret (the secret scanner sees to that), and it is committed to git anyway.
  */
 export function writeTree(tree: OutputTree, outdir: string): void {
   const target = path.resolve(outdir);
@@ -45,10 +56,14 @@ export function writeTree(tree: OutputTree, outdir: string): void {
       const dir = path.dirname(file);
       if (!made.has(dir)) {
         fs.mkdirSync(dir, { recursive: true });
-        made.add(dir);
+        // every folder between the staging folder and `dir`, which mkdir -p may just have made
+        for (let d = dir; !made.has(d); d = path.dirname(d)) made.add(d);
       }
-      fs.writeFileSync(file, content, { mode: rel.endsWith('.sh') ? 0o755 : 0o644 });
+      fs.writeFileSync(file, content);
+      // chmod, not writeFileSync's `mode`: that one is masked by the umask.
+      fs.chmodSync(file, rel.endsWith('.sh') ? SCRIPT_MODE : FILE_MODE);
     }
+    for (const dir of made) fs.chmodSync(dir, DIR_MODE);
     const previous = `${staging}.previous`;
     const hadPrevious = fs.existsSync(target);
     if (hadPrevious) fs.renameSync(target, previous);

@@ -181,6 +181,8 @@ export function describePrecondition(pre: Precondition): string {
       return `Secret ${pre.namespace}/${pre.name} exists. ${pre.hint}`;
     case 'local-file':
       return `local file ${pre.defaultPath} (or $${pre.variable}) exists. ${pre.hint}`;
+    case 'secret-from-file':
+      return `Secret ${pre.namespace}/${pre.name} (key ${pre.key}) applied from local file ${pre.defaultPath} (or $${pre.variable}). ${pre.hint}`;
     default: {
       // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
       const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;

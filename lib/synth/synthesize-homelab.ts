@@ -11,6 +11,7 @@ import { renderRunbook } from '../output/render-runbook';
 import { buildPlan } from '../plan/homelab-plan';
 import { renderOverview } from '../plan/render-overview';
 import { MIN_KUBECTL_VERSION } from '../shared/pins';
+import { SOPS_PLUGIN_NAME } from '../shared/names';
 import { OutputFile, OutputFiles, OutputTree, serializeFiles } from '../output/output-tree';
 import { assertValidOutput } from '../validation/validate-output';
 // Straight from the file: the coverage index imports this module.
@@ -50,12 +51,15 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     if (phase0.length > 0) throw new ConfigError(phase0);
   }
   addApplicationNamespaces(bootstrap, argocd);
+  // An Application rendered by the SOPS plugin cannot sync without the age key: Phase 0 installs it, or refuses.
+  const decrypts = [...argocd.applications.values()].some((a) => a.sources.some((s) => s.kind === 'plugin' && s.pluginName === SOPS_PLUGIN_NAME));
+  if (decrypts) bootstrap.installSopsAgeKey(config.argocd.sopsSecrets.ageKeyFile);
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
   bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),
-    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION })],
+    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION, expectedCluster: config.cluster })],
     ...argocd.renderFiles(),
   ]);
   files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));

@@ -1,6 +1,7 @@
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { validateConfig } from '../../lib/config/validate-config';
+import { parseHomelabConfig } from '../../lib/config/parse';
 import { ConfigError } from '../../lib/shared/errors';
 
 /** The problems of `config`, as `path: message` lines. */
@@ -130,5 +131,31 @@ describe('validateConfig', () => {
     expect(problems(config)).toEqual([
       'git.distPath: \'../elsewhere\' must be a relative path inside the homelab repository, without \'..\' or a trailing \'/\', e.g. \'k8s/generated\'.',
     ]);
+  });
+
+  test('cluster is optional; its fields pin the cluster the runbook may change', () => {
+    expect(problems(REFERENCE_HOMELAB)).toEqual([]);
+    const config: HomelabConfig = {
+      ...REFERENCE_HOMELAB,
+      cluster: { context: 'admin@homelab', apiServer: 'https://10.0.0.10:6443', kubeSystemUid: '0f1e2d3c-4b5a-4697-8877-665544332211' },
+    };
+    expect(problems(config)).toEqual([]);
+    expect(parseHomelabConfig(config).cluster).toEqual(config.cluster);
+    expect(parseHomelabConfig(REFERENCE_HOMELAB).cluster).toEqual({});
+  });
+
+  test('fails for a cluster context with spaces, an API server that is no https URL or carries credentials, and a malformed UID', () => {
+    const config = (cluster: HomelabConfig['cluster']): HomelabConfig => ({ ...REFERENCE_HOMELAB, cluster });
+    expect(problems(config({ context: 'my lab', apiServer: '10.0.0.10:6443', kubeSystemUid: 'ABC' }))).toEqual([
+      'cluster.apiServer: \'10.0.0.10:6443\' is not an API server URL; write it as the kubeconfig does, e.g. \'https://10.0.0.10:6443\'.',
+      'cluster.context: \'my lab\' is not a kube context name: it must be non-empty, without spaces, e.g. \'admin@homelab\'.',
+      'cluster.kubeSystemUid: \'ABC\' is not a Kubernetes UID; copy it from `kubectl get namespace kube-system -o jsonpath=\'{.metadata.uid}\'`, '
+        + 'e.g. \'0f1e2d3c-4b5a-4697-8877-665544332211\'.',
+    ]);
+    const credentials = problems(config({ apiServer: 'https://admin:hunter2@10.0.0.10:6443' }));
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]).toMatch(/^cluster.apiServer: contains credentials in a https:\/\/ URL \(the part before '@'\); the value is not shown\./);
+    expect(credentials[0]).not.toContain('hunter2');
+    expect(problems({ ...REFERENCE_HOMELAB, cluster: { contxt: 'x' } as never })[0]).toMatch(/^cluster.contxt: unknown key; did you mean 'context'\?/);
   });
 });

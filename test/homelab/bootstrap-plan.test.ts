@@ -36,4 +36,23 @@ describe('BootstrapPlan wiring', () => {
     expect(p.forgejo.node.dependencies).toContain(pg.wait);
     expect(p.forgejoStep.dependencies.map((d) => d.step)).toContain(pg.step);
   });
+
+  test('installSopsAgeKey installs the age key as the Secret the repo-server mounts, before Argo CD is applied', () => {
+    // GIVEN
+    const p = plan();
+    expect(p.argocdInstall.preconditions).toEqual([]);
+
+    // WHEN
+    p.installSopsAgeKey('~/lab/age.txt');
+
+    // THEN
+    expect(p.argocd.sopsAgeSecretKey).toBe('keys.txt');
+    expect(p.argocdInstall.preconditions).toEqual([expect.objectContaining({
+      kind: 'secret-from-file', namespace: 'argocd', name: 'sops-age', key: 'keys.txt',
+      variable: 'SOPS_AGE_KEY_FILE', defaultPath: '~/lab/age.txt', format: 'age-identity',
+    })]);
+    const volumes = JSON.stringify(p.argocd.bootstrapRequirements.patches!.map((o) => o.toJson()));
+    expect(volumes).toContain('"secret":{"optional":true,"secretName":"sops-age"}');
+    expect(volumes).toContain('"value":"/sops/keys.txt"');
+  });
 });

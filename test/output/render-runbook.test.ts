@@ -39,7 +39,7 @@ describe('renderRunbook', () => {
       'homelab-bootstrap-namespaces', 'homelab-bootstrap-operator', 'homelab-bootstrap-database', 'homelab-bootstrap-repo-credential',
     ]);
     expect(runbookCalls(script).filter((l) => /^(step|apply|apply_staged|delete_job|need_\w+|wait_\w+) /.test(l))).toEqual([
-      "need_file SEED_DEPLOY_KEY 'Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key'",
+      "need_file SEED_DEPLOY_KEY ssh-private-key 'Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key'",
       'step 1 namespaces namespaces',
       'apply namespaces -f 01-namespaces.yaml',
       "step 2 operator 'the widget operator (release manifest)'",
@@ -66,16 +66,24 @@ describe('renderRunbook', () => {
     expect(script).toContain('kubectl apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" "$2" "$3"');
   });
 
-  test('default options: title, poll interval', () => {
+  test('default options: title, poll interval, request timeout, no cluster pinned', () => {
     const script = renderRunbook(buildSteps(), OPTIONS);
     expect(script.split('\n').slice(0, 2)).toEqual(['#!/usr/bin/env bash', '# Homelab Phase-0 bootstrap']);
     expect(script).toContain("\nTITLE='Homelab Phase-0 bootstrap'\n");
     expect(script).toContain('\nPOLL_SECONDS=5\n');
+    expect(script).toContain('\nREQUEST_TIMEOUT=60s\n');
+    expect(script).toContain("\nEXPECTED_CONTEXT=''\nEXPECTED_API_SERVER=''\nEXPECTED_KUBE_SYSTEM_UID=''\n");
   });
 
   test('all options', () => {
     // GIVEN
-    const options: Required<RunbookOptions> = { minKubectlVersion: '1.31.2', title: "Lab's bootstrap", pollIntervalSeconds: 2 };
+    const options: Required<RunbookOptions> = {
+      minKubectlVersion: '1.31.2',
+      title: "Lab's bootstrap",
+      pollIntervalSeconds: 2,
+      requestTimeoutSeconds: 20,
+      expectedCluster: { context: 'admin@lab', apiServer: 'https://10.0.0.1:6443', kubeSystemUid: '0f1e2d3c-4b5a-4697-8877-665544332211' },
+    };
 
     // WHEN
     const script = renderRunbook(buildSteps(), options);
@@ -85,12 +93,80 @@ describe('renderRunbook', () => {
     expect(script).toContain("\nTITLE='Lab'\\''s bootstrap'\n");
     expect(script).toContain('\nMIN_KUBECTL_VERSION=1.31.2\n');
     expect(script).toContain('\nPOLL_SECONDS=2\n');
+    expect(script).toContain('\nREQUEST_TIMEOUT=20s\n');
+    expect(script).toContain('\nEXPECTED_CONTEXT=admin@lab\nEXPECTED_API_SERVER=https://10.0.0.1:6443\n'
+      + 'EXPECTED_KUBE_SYSTEM_UID=0f1e2d3c-4b5a-4697-8877-665544332211\n');
+  });
+
+  test('every kubectl the script runs goes through kube(), which bounds it with --request-timeout', () => {
+    const script = renderRunbook(buildSteps({ ageKeySecret: true, generatedSecret: true }), OPTIONS);
+    // the only kubectl invocation is inside kube(); the others are `command -v kubectl` and text
+    const code = script.slice(script.indexOf('\nUSAGE\n}\n'));
+    const invocations = code.split('\n').filter((l) => /(^|[\s(|])kubectl\s/.test(l) && !/^\s*#/.test(l)
+      && !/(printf|plan|failed|inspect|quote|waiting|passed) /.test(l) && !l.includes('command -v kubectl'));
+    expect(invocations).toEqual(['  kubectl "--request-timeout=$REQUEST_TIMEOUT" "$@"']);
+  });
+
+  test('local files are checked, then the cluster is confirmed, before the first step', () => {
+    const calls = runbookCalls(renderRunbook(buildSteps({ ageKeySecret: true }), OPTIONS));
+    const first = calls.findIndex((l) => l.startsWith('step '));
+    expect(calls.slice(first - 4, first)).toEqual([
+      'check_kubectl',
+      "need_file SEED_DEPLOY_KEY ssh-private-key 'Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key'",
+      "need_file SOPS_AGE_KEY_FILE age-identity 'Create an age identity: age-keygen -o ~/.config/sops/age/keys.txt'",
+      'confirm_cluster',
+    ]);
+    expect(calls).toContain('default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt');
+  });
+
+  test('a Secret from a local file is applied before the step, after its other checks', () => {
+    const calls = runbookCalls(renderRunbook(buildSteps({ ageKeySecret: true }), OPTIONS));
+    const step = calls.indexOf("step 4 repo-credential 'Argo CD repository credential'");
+    expect(calls.slice(step + 1)).toEqual([
+      "need_secret argocd argocd-secret 'Apply the Argo CD step first.'",
+      'install_secret_file repo-credential argocd sops-age keys.txt SOPS_AGE_KEY_FILE',
+      'apply_staged repo-credential 04-repo-credential SEED_DEPLOY_KEY=sshPrivateKey',
+      'finish',
+    ]);
+  });
+
+  test('throws on a request timeout that is not a whole number of seconds of at least 1', () => {
+    for (const bad of [0, 1.5, -3]) {
+      expect(() => renderRunbook(buildSteps(), { ...OPTIONS, requestTimeoutSeconds: bad }))
+        .toThrow(`runbook: requestTimeoutSeconds must be a whole number of seconds of at least 1, got ${bad}`);
+    }
+  });
+
+  test('throws on an expected cluster field that is empty or has spaces', () => {
+    expect(() => renderRunbook(buildSteps(), { ...OPTIONS, expectedCluster: { context: 'my lab' } }))
+      .toThrow('runbook: expectedCluster.context must be non-empty, without spaces or control characters, got "my lab"');
+    expect(() => renderRunbook(buildSteps(), { ...OPTIONS, expectedCluster: { kubeSystemUid: '' } }))
+      .toThrow('runbook: expectedCluster.kubeSystemUid must be non-empty');
+  });
+
+  test('throws when two steps read one variable in different formats', () => {
+    const app = Testing.app();
+    const [a, b] = [namespaceStep(app, 'a'), namespaceStep(app, 'b')];
+    a.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'h', format: 'token' });
+    b.addPrecondition({ kind: 'secret-from-file', namespace: 'b', name: 's', key: 'k', variable: 'KEY', defaultPath: '~/k', hint: 'h' });
+    expect(() => renderRunbook(planSteps([a, b]), OPTIONS))
+      .toThrow("bootstrap steps 'a' and 'b' both read KEY but expect different formats (token and any)");
+  });
+
+  test('throws on a Secret from a file whose key is not a plain Secret key', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'secret-from-file', namespace: 'a', name: 's', key: '../k', variable: 'KEY', defaultPath: '~/k', hint: 'h' });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow("bootstrap step 'a': Secret a/s from KEY needs a plain key (letters, digits, '-', '_', '.'), got '../k'");
   });
 
   test('the header states what the script needs, lists the steps and the local files', () => {
     const script = renderRunbook(buildSteps(), OPTIONS);
     const header = script.slice(0, script.indexOf('set -euo pipefail'));
-    expect(header).toContain('# Needs: bash, coreutils, sed, kubectl >= 1.29 and git');
+    expect(header).toContain('# Needs: bash, coreutils, sed, grep, kubectl >= 1.29 and git');
+    expect(header).toContain('# Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.');
+    expect(header).toContain('# Usage: bootstrap.sh [--dry-run] [--yes] [--help]');
     // The file that writes the script, so a reader of dist/ knows where to change it.
     expect(header).toContain('# Generated by lib/output/render-runbook.ts when the homelab is synthesized; do not edit by hand.');
     expect(header).toContain('#    3. database: a database and a Job that waits for it\n');
@@ -120,7 +196,7 @@ describe('renderRunbook', () => {
     const [a, b] = [namespaceStep(app, 'a'), namespaceStep(app, 'b')];
     for (const s of [a, b]) s.addPrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'h' });
     const calls = runbookCalls(renderRunbook(planSteps([a, b]), OPTIONS));
-    expect(calls.filter((l) => l.startsWith('need_file '))).toEqual(['need_file KEY h']);
+    expect(calls.filter((l) => l.startsWith('need_file '))).toEqual(['need_file KEY any h']);
     expect(calls.filter((l) => l.startsWith('default_path '))).toEqual(['default_path KEY "$HOME"/k']);
   });
 
@@ -212,7 +288,7 @@ describe('renderRunbook', () => {
 
   testWith(SHELLCHECK)('the script is shellcheck-clean', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-lint-')), 'bootstrap.sh');
-    fs.writeFileSync(file, renderRunbook(buildSteps(), OPTIONS));
+    fs.writeFileSync(file, renderRunbook(buildSteps({ ageKeySecret: true, generatedSecret: true }), OPTIONS));
     const r = spawnSync(SHELLCHECK.command!, ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

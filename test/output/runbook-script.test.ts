@@ -1,16 +1,29 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { RunbookOptions } from '../../lib/output/render-runbook';
-import { buildSteps, FixtureOptions, RunbookSandbox, RunResult, writeRunbook } from '../fixtures/runbook-fixture';
+import { buildSteps, FAKE_AGE_KEY, FAKE_SSH_KEY, FixtureOptions, RunbookSandbox, RunResult, writeRunbook } from '../fixtures/runbook-fixture';
+import { findTool, testWith } from '../tools';
+
+const SCRIPT = findTool('script (util-linux)', ['script']);
 
 const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+/** Confirms the cluster without asking: the runs below have no terminal. */
+const YES = ['--yes'];
+/** What the fake kubectl reports of its cluster. */
+const FAKE_CLUSTER = { context: 'fake-context', apiServer: 'https://fake.example:6443', kubeSystemUid: '00000000-0000-4000-8000-000000000001' };
+/** The calls that read the cluster's identity before the first change. */
+const IDENTITY = [
+  'config current-context',
+  'config view --minify -o jsonpath={.clusters[0].cluster.server}',
+  'get namespace kube-system -o jsonpath={.metadata.uid}',
+];
 const SSA = 'apply --server-side --force-conflicts --field-manager=homelab-bootstrap';
 const JOB_STATE = 'get job wait-for-db -n demo -o jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{"\\t"}{.message}{"\\n"}{end}';
 
 /** Every kubectl call of a full run on a cluster where everything is ready, in order. */
 const FULL_RUN = [
   'version --client -o json',
-  'config current-context',
+  ...IDENTITY,
   `${SSA}-namespaces -f <dir>/01-namespaces.yaml`,
   `${SSA}-operator -k <dir>/02-operator`,
   'wait --for=condition=Established crd/widgets.example.com crd/gadgets.example.com --timeout=120s',
@@ -40,11 +53,11 @@ describe('bootstrap.sh against a recording kubectl', () => {
     // A 2s timeout (whole seconds: 1-2 s of wall clock) with 0.25s polls guarantees a second poll, even if a
     // second boundary passes during the first.
     const jobBox = sandbox({ jobTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 0.25 });
-    jobBox.writeSeedKey('k');
-    jobTimeout = jobBox.runAsync([], { FAKE_JOB_STATE: '' });
+    jobBox.writeSeedKey();
+    jobTimeout = jobBox.runAsync(YES, { FAKE_JOB_STATE: '' });
     const webhookBox = sandbox({ webhookTimeoutSeconds: 2 }, { ...OPTIONS, pollIntervalSeconds: 0.25 });
-    webhookBox.writeSeedKey('k');
-    webhookTimeout = webhookBox.runAsync([], { FAKE_CREATE_EXIT: '1' });
+    webhookBox.writeSeedKey();
+    webhookTimeout = webhookBox.runAsync(YES, { FAKE_CREATE_EXIT: '1' });
   });
   // a run that failed to start must not go unnoticed until its test (nor be an unhandled rejection)
   afterAll(() => Promise.all([jobTimeout, webhookTimeout]));
@@ -52,9 +65,9 @@ describe('bootstrap.sh against a recording kubectl', () => {
   test('a generated Secret is created once with a random value, then kept', () => {
     // GIVEN a step that needs a generated Secret, on a cluster without it
     const box = sandbox({ generatedSecret: true });
-    box.writeSeedKey('k');
+    box.writeSeedKey();
     // WHEN
-    const first = box.run([], { FAKE_MISSING_SECRETS: 'db-key' });
+    const first = box.run(YES, { FAKE_MISSING_SECRETS: 'db-key' });
     // THEN it is created from a private file, and the value is printed nowhere
     expect(first.status).toBe(0);
     const database = first.calls.indexOf('delete job -n demo wait-for-db --ignore-not-found --wait=true');
@@ -68,7 +81,7 @@ describe('bootstrap.sh against a recording kubectl', () => {
     expect(first.stdout).toContain('✓ Secret demo/db-key created with a random key');
     expect(leftoverStaging(box)).toEqual([]);
     // WHEN re-run on the cluster that has it THEN it is kept
-    const second = box.run();
+    const second = box.run(YES);
     expect(second.status).toBe(0);
     expect(second.stdout).toContain('✓ Secret demo/db-key exists (kept)');
     expect(second.calls.filter((c) => c.startsWith('create secret'))).toEqual([]);
@@ -83,11 +96,11 @@ describe('bootstrap.sh against a recording kubectl', () => {
     let stagingAfterFirst: string[];
     let again: RunResult;
     beforeAll(() => {
-      // GIVEN a key file that others may read
+      // GIVEN
       box = sandbox();
-      box.writeSeedKey('PRIVATE KEY\n', 0o644);
+      box.writeSeedKey();
       // WHEN
-      first = box.run();
+      first = box.run(YES);
       const dir = path.join(box.snapshots, '04-repo-credential');
       applied = {
         key: fs.readFileSync(path.join(dir, 'sshPrivateKey'), 'utf8'),
@@ -98,7 +111,7 @@ describe('bootstrap.sh against a recording kubectl', () => {
       keyInOutput = fs.existsSync(path.join(box.dir, '04-repo-credential', 'sshPrivateKey'));
       stagingAfterFirst = leftoverStaging(box);
       // AND again, on the cluster it bootstrapped
-      again = box.run();
+      again = box.run(YES);
     });
 
     test('a full run applies every step in order and waits after each', () => {
@@ -120,7 +133,7 @@ describe('bootstrap.sh against a recording kubectl', () => {
 
     test('the key is copied into a private copy of the step folder, which is removed afterwards', () => {
       expect(first.status).toBe(0);
-      expect(applied.key).toBe('PRIVATE KEY\n');
+      expect(applied.key).toBe(FAKE_SSH_KEY);
       expect(applied.keyMode).toBe(0o600);
       expect(applied.dirMode).toBe(0o700);
       expect(applied.kustomization).toBe(fs.readFileSync(path.join(box.dir, '04-repo-credential', 'kustomization.yaml'), 'utf8'));
@@ -164,6 +177,7 @@ describe('bootstrap.sh against a recording kubectl', () => {
     expect(out).toContain('  delete  Job demo/wait-for-db (Jobs are immutable: the re-applied Job runs again)\n');
     expect(out).toContain('  check   Secret argocd/argocd-secret exists\n');
     expect(out).toContain('  check   kubectl >= 1.29 on PATH\n');
+    expect(out).toContain('  confirm the cluster: kube context, API server and kube-system UID, then ask (--yes: do not ask)\n');
     expect(out).toContain(`  needs   SEED_DEPLOY_KEY=${box.home}/.ssh/seed_key (MISSING: Create a deploy key`);
     expect(out).toContain('Dry run complete: 4 steps planned, nothing applied.');
   });
@@ -172,7 +186,7 @@ describe('bootstrap.sh against a recording kubectl', () => {
     const box = sandbox();
     const r = box.run(['--help']);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: bootstrap.sh \[--dry-run\] \[--help\]\n/);
+    expect(r.stdout).toMatch(/^Usage: bootstrap.sh \[--dry-run\] \[--yes\] \[--help\]\n/);
     expect(r.stdout).toContain('  SEED_DEPLOY_KEY ');
     expect(r.calls).toEqual([]);
   });
@@ -188,10 +202,10 @@ describe('bootstrap.sh against a recording kubectl', () => {
   test('fails when the wait Job fails, showing its logs, the watched objects and how to inspect', () => {
     // GIVEN
     const box = sandbox();
-    box.writeSeedKey('k');
+    box.writeSeedKey();
 
     // WHEN
-    const r = box.run([], { FAKE_JOB_STATE: 'Failed\tBackoffLimitExceeded: Job has reached the specified backoff limit' });
+    const r = box.run(YES, { FAKE_JOB_STATE: 'Failed\tBackoffLimitExceeded: Job has reached the specified backoff limit' });
 
     // THEN
     expect(r.status).toBe(1);
@@ -242,19 +256,19 @@ describe('bootstrap.sh against a recording kubectl', () => {
     const box = sandbox();
 
     // WHEN
-    const r = box.run();
+    const r = box.run(YES);
 
     // THEN
     expect(r.status).toBe(1);
-    expect(r.calls).toEqual(['version --client -o json', 'config current-context']);
-    expect(r.stderr).toContain(`  ✗ FAILED: SEED_DEPLOY_KEY: no readable file at ${box.home}/.ssh/seed_key\n`);
+    expect(r.calls).toEqual(['version --client -o json']);
+    expect(r.stderr).toContain(`  ✗ FAILED: SEED_DEPLOY_KEY: no file at ${box.home}/.ssh/seed_key\n`);
     expect(r.stderr).toContain('    hint: Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key\n');
   });
 
   test('fails before applying the step when a required Secret is missing', () => {
     const box = sandbox();
-    box.writeSeedKey('k');
-    const r = box.run([], { FAKE_MISSING_SECRETS: 'argocd-secret' });
+    box.writeSeedKey();
+    const r = box.run(YES, { FAKE_MISSING_SECRETS: 'argocd-secret' });
     expect(r.status).toBe(1);
     expect(r.calls[r.calls.length - 1]).toBe('get secret argocd-secret -n argocd');
     expect(r.calls.some((c) => c.includes('homelab-bootstrap-repo-credential'))).toBe(false);
@@ -264,8 +278,8 @@ describe('bootstrap.sh against a recording kubectl', () => {
 
   test('fails before applying anything when kubectl is older than the minimum', () => {
     const box = sandbox();
-    box.writeSeedKey('k');
-    const r = box.run([], { FAKE_KUBECTL_VERSION: 'v1.28.15' });
+    box.writeSeedKey();
+    const r = box.run(YES, { FAKE_KUBECTL_VERSION: 'v1.28.15' });
     expect(r.status).toBe(1);
     expect(r.calls).toEqual(['version --client -o json']);
     expect(r.stderr).toContain('  ✗ FAILED: kubectl 1.28.15 is older than 1.29\n    hint: install kubectl >= 1.29\n');
@@ -277,15 +291,14 @@ describe('bootstrap.sh against a recording kubectl', () => {
     let r: RunResult;
     beforeAll(() => {
       box = sandbox();
-      fs.mkdirSync(path.join(box.home, 'other'));
-      fs.writeFileSync(path.join(box.home, 'other', 'key'), 'OTHER\n');
-      r = box.run([], { SEED_DEPLOY_KEY: '~/other/key', FAKE_KUBECTL_VERSION: 'v1.29.0-eks-1234' });
+      box.writeHomeFile('other/key', FAKE_SSH_KEY);
+      r = box.run(YES, { SEED_DEPLOY_KEY: '~/other/key', FAKE_KUBECTL_VERSION: 'v1.29.0-eks-1234' });
     });
 
     test('SEED_DEPLOY_KEY overrides the default path, with a quoted ~ expanded', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toContain(`✓ SEED_DEPLOY_KEY=${box.home}/other/key\n`);
-      expect(fs.readFileSync(path.join(box.snapshots, '04-repo-credential', 'sshPrivateKey'), 'utf8')).toBe('OTHER\n');
+      expect(fs.readFileSync(path.join(box.snapshots, '04-repo-credential', 'sshPrivateKey'), 'utf8')).toBe(FAKE_SSH_KEY);
     });
 
     test('accepts a kubectl with a vendor suffix on its version', () => {
@@ -302,11 +315,269 @@ describe('bootstrap.sh against a recording kubectl', () => {
     for (const tool of ['dirname', 'sed']) fs.symlinkSync(`/usr/bin/${tool}`, path.join(bin, tool));
 
     // WHEN
-    const r = box.run([], { PATH: bin });
+    const r = box.run(YES, { PATH: bin });
 
     // THEN
     expect(r.status).toBe(1);
     expect(r.calls).toEqual([]);
     expect(r.stderr).toContain('  ✗ FAILED: kubectl not found on PATH\n    hint: install kubectl >= 1.29\n');
+  });
+
+  describe('bounded kubectl calls', () => {
+    test('every kubectl call of a full run carries --request-timeout=60s', () => {
+      const box = sandbox({ ageKeySecret: true, generatedSecret: true });
+      box.writeSeedKey();
+      box.writeAgeKey();
+      const r = box.run(YES, { FAKE_MISSING_SECRETS: 'db-key' });
+      expect(r.status).toBe(0);
+      expect(r.rawCalls.length).toBeGreaterThan(FULL_RUN.length);
+      expect(r.rawCalls.filter((c) => !c.startsWith('--request-timeout=60s '))).toEqual([]);
+    });
+
+    test('every kubectl call of a failed run, diagnostics included, carries --request-timeout', () => {
+      const box = sandbox({}, { ...OPTIONS, requestTimeoutSeconds: 15 });
+      box.writeSeedKey();
+      const r = box.run(YES, { FAKE_JOB_STATE: 'Failed\tBackoffLimitExceeded' });
+      expect(r.status).toBe(1);
+      expect(r.rawCalls).toContain('--request-timeout=15s logs job/wait-for-db -n demo --all-containers');
+      expect(r.rawCalls.filter((c) => !c.startsWith('--request-timeout=15s '))).toEqual([]);
+    });
+  });
+
+  describe('confirming the cluster', () => {
+    test('refuses without --yes when it cannot ask (no terminal), after showing the cluster, before any change', () => {
+      const box = sandbox();
+      box.writeSeedKey();
+      const r = box.run();
+      expect(r.status).toBe(1);
+      expect(r.calls).toEqual(['version --client -o json', ...IDENTITY]);
+      expect(r.stdout).toContain([
+        '  → kube context     fake-context',
+        '  → API server       https://fake.example:6443',
+        '  → kube-system UID  00000000-0000-4000-8000-000000000001',
+      ].join('\n'));
+      expect(r.stderr).toContain('  ✗ FAILED: the cluster is not confirmed: standard input is not a terminal, so the runbook cannot ask\n'
+        + '    hint: check the cluster above, then re-run with --yes to confirm it non-interactively\n');
+    });
+
+    test('--yes confirms a cluster that matches every field the config pins', () => {
+      const box = sandbox({}, { ...OPTIONS, expectedCluster: FAKE_CLUSTER });
+      box.writeSeedKey();
+      const r = box.run(YES);
+      expect(r.status).toBe(0);
+      expect(r.calls).toEqual(FULL_RUN);
+      expect(r.stdout).toContain('  ✓ cluster confirmed by --yes (compared with cluster.context, cluster.apiServer, cluster.kubeSystemUid)\n');
+    });
+
+    test('refuses a cluster that differs from the config, even with --yes, naming each difference', () => {
+      const box = sandbox({}, { ...OPTIONS, expectedCluster: { ...FAKE_CLUSTER, context: 'homelab', kubeSystemUid: '11111111-1111-4111-8111-111111111111' } });
+      box.writeSeedKey();
+      const r = box.run(YES);
+      expect(r.status).toBe(1);
+      expect(r.calls).toEqual(['version --client -o json', ...IDENTITY]);
+      expect(r.stderr).toContain([
+        '  ✗ FAILED: this is not the cluster the homelab config names:',
+        '    kube context is fake-context; the config expects homelab (cluster.context)',
+        '    kube-system UID is 00000000-0000-4000-8000-000000000001; the config expects 11111111-1111-4111-8111-111111111111 (cluster.kubeSystemUid)',
+        '    hint: switch with kubectl config use-context NAME, or correct cluster in the homelab config and synthesize again',
+      ].join('\n'));
+      expect(r.stderr).not.toContain('cluster.apiServer');
+    });
+
+    test('refuses a rebuilt cluster behind the same context and address (another kube-system UID)', () => {
+      const box = sandbox({}, { ...OPTIONS, expectedCluster: FAKE_CLUSTER });
+      box.writeSeedKey();
+      const r = box.run(YES, { FAKE_KUBE_SYSTEM_UID: '22222222-2222-4222-8222-222222222222' });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('kube-system UID is 22222222-2222-4222-8222-222222222222; the config expects 00000000-0000-4000-8000-000000000001');
+      expect(r.calls.some((c) => c.startsWith('apply'))).toBe(false);
+    });
+
+    test('refuses when kubectl has no current context', () => {
+      const box = sandbox();
+      box.writeSeedKey();
+      const r = box.run(YES, { FAKE_CONTEXT: '' });
+      expect(r.status).toBe(1);
+      expect(r.calls).toEqual(['version --client -o json', 'config current-context']);
+      expect(r.stderr).toContain('  ✗ FAILED: kubectl has no current context: the runbook does not know which cluster to change\n'
+        + '    hint: select the cluster to bootstrap: kubectl config use-context NAME\n');
+    });
+
+    testWith(SCRIPT)('asks on a terminal: "y" applies, anything else stops before the first change', () => {
+      const box = sandbox();
+      box.writeSeedKey();
+      const yes = box.runInTerminal(SCRIPT.command!, [], 'y\n');
+      expect(yes.stdout).toContain('  Apply 4 steps to this cluster? [y/N] ');
+      expect(yes.stdout).toContain('  ✓ cluster confirmed\n');
+      expect(yes.status).toBe(0);
+      expect(yes.calls).toEqual(FULL_RUN);
+      const no = box.runInTerminal(SCRIPT.command!, [], 'n\n');
+      expect(no.status).toBe(1);
+      expect(no.stdout).toContain('  ✗ FAILED: the cluster is not confirmed (answer: n); nothing was changed\n');
+      expect(no.calls).toEqual(['version --client -o json', ...IDENTITY]);
+    });
+  });
+
+  describe('key files are checked before the first change', () => {
+    const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl argocd\n';
+    const cases: { name: string; env?: Record<string, string>; write: (box: RunbookSandbox) => void; message: (home: string) => string }[] = [
+      {
+        name: 'a public key (.pub) as the deploy key',
+        env: { SEED_DEPLOY_KEY: '~/.ssh/seed_key.pub' },
+        write: (box) => box.writeHomeFile('.ssh/seed_key.pub', PUBLIC_KEY),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key.pub is an SSH public key\n`
+          + '    hint: point it at the private key: the same path without .pub\n',
+      },
+      {
+        name: 'public key content under a private name',
+        write: (box) => box.writeSeedKey(PUBLIC_KEY),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key is an SSH public key\n`,
+      },
+      {
+        name: 'an empty deploy key',
+        write: (box) => box.writeSeedKey(''),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key is empty\n    hint: Create a deploy key`,
+      },
+      {
+        name: 'a world-readable deploy key',
+        write: (box) => box.writeSeedKey(FAKE_SSH_KEY, 0o644),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key can be read by group or others (-rw-r--r--)\n`
+          + `    hint: chmod 600 ${home}/.ssh/seed_key\n`,
+      },
+      {
+        name: 'a group-readable deploy key',
+        write: (box) => box.writeSeedKey(FAKE_SSH_KEY, 0o640),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key can be read by group or others (-rw-r-----)\n`,
+      },
+      {
+        name: 'a deploy key that is no key',
+        write: (box) => box.writeSeedKey('hello\n'),
+        message: (home) => `SEED_DEPLOY_KEY: ${home}/.ssh/seed_key is not an SSH private key (it has no BEGIN ... PRIVATE KEY line)\n`,
+      },
+      {
+        name: 'a missing age key',
+        write: () => undefined,
+        message: (home) => `SOPS_AGE_KEY_FILE: no file at ${home}/.config/sops/age/keys.txt\n`
+          + '    hint: Create an age identity: age-keygen -o ~/.config/sops/age/keys.txt\n',
+      },
+      {
+        name: 'an age recipient instead of the identity',
+        write: (box) => box.writeAgeKey('age1lvyvwawkr0mcnnnncaghunadrqkmuf9e6507x9y920xxpp866cnql7dp2z\n'),
+        message: (home) => `SOPS_AGE_KEY_FILE: ${home}/.config/sops/age/keys.txt holds no age identity (a line AGE-SECRET-KEY-1...), `
+          + 'only a recipient (age1...): the public half\n',
+      },
+      {
+        name: 'an age key file with a stray line',
+        write: (box) => box.writeAgeKey(`${FAKE_AGE_KEY}oops\n`),
+        message: (home) => `SOPS_AGE_KEY_FILE: ${home}/.config/sops/age/keys.txt line 4 is neither an age identity (AGE-SECRET-KEY-1...), a # comment nor blank\n`,
+      },
+      {
+        name: 'a world-readable age key',
+        write: (box) => box.writeAgeKey(FAKE_AGE_KEY, 0o604),
+        message: (home) => `SOPS_AGE_KEY_FILE: ${home}/.config/sops/age/keys.txt can be read by group or others (-rw----r--)\n`,
+      },
+    ];
+
+    test.each(cases)('fails on $name, naming the file and the fix, and never prints the key', ({ env, write, message }) => {
+      // GIVEN good files but the one under test
+      const box = sandbox({ ageKeySecret: true });
+      box.writeSeedKey();
+      box.writeAgeKey();
+      fs.rmSync(path.join(box.home, '.config'), { recursive: true });
+      if (!message('').startsWith('SOPS')) box.writeAgeKey();
+      write(box);
+
+      // WHEN
+      const r = box.run(YES, env);
+
+      // THEN
+      expect(r.status).toBe(1);
+      expect(r.calls).toEqual(['version --client -o json']);
+      expect(r.stderr).toContain(`  ✗ FAILED: ${message(box.home)}`);
+      expect(r.stderr).toContain('Stopped at preflight.');
+      expect(r.stdout + r.stderr).not.toContain('AGE-SECRET-KEY-1N9');
+      expect(r.stdout + r.stderr).not.toContain('b3BlbnNzaC1rZXktdjEA');
+    });
+
+    test('--dry-run reports an unusable key file without stopping', () => {
+      const box = sandbox();
+      box.writeSeedKey(FAKE_SSH_KEY, 0o644);
+      const r = box.run(['--dry-run']);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`  needs   SEED_DEPLOY_KEY=${box.home}/.ssh/seed_key (NOT USABLE: ${box.home}/.ssh/seed_key can be read by group `
+        + `or others (-rw-r--r--); chmod 600 ${box.home}/.ssh/seed_key)\n`);
+    });
+  });
+
+  describe('the SOPS age key', () => {
+    test('is applied as a Secret from the local file before the step, through a pipe, never printed', () => {
+      // GIVEN
+      const box = sandbox({ ageKeySecret: true });
+      box.writeSeedKey();
+      const key = box.writeAgeKey();
+
+      // WHEN
+      const r = box.run(YES);
+
+      // THEN
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`  ✓ SOPS_AGE_KEY_FILE=${key}\n`);
+      const create = `create secret generic sops-age -n argocd --from-file=keys.txt=${key} --dry-run=client -o yaml`;
+      expect(r.calls.slice(-4)).toEqual([
+        'get secret argocd-secret -n argocd',
+        create,
+        `${SSA}-repo-credential -f -`,
+        `${SSA}-repo-credential -k <staging>/04-repo-credential`,
+      ]);
+      expect(fs.readFileSync(`${box.log}.secret`, 'utf8')).toBe(FAKE_AGE_KEY);
+      expect(r.stdout).toMatch(/ {2}✓ applied Secret argocd\/sops-age \(key keys.txt\) from \$SOPS_AGE_KEY_FILE \(\d+s\)\n/);
+      expect(r.stdout + r.stderr).not.toContain('AGE-SECRET-KEY-1N9');
+    });
+
+    test('SOPS_AGE_KEY_FILE overrides the default path', () => {
+      const box = sandbox({ ageKeySecret: true });
+      box.writeSeedKey();
+      const key = box.writeHomeFile('age/lab.txt', FAKE_AGE_KEY);
+      const r = box.run(YES, { SOPS_AGE_KEY_FILE: key });
+      expect(r.status).toBe(0);
+      expect(r.calls).toContain(`create secret generic sops-age -n argocd --from-file=keys.txt=${key} --dry-run=client -o yaml`);
+    });
+
+    test('--dry-run shows where the key goes', () => {
+      const box = sandbox({ ageKeySecret: true });
+      const r = box.run(['--dry-run']);
+      expect(r.stdout).toContain('  install Secret argocd/sops-age (key keys.txt) from $SOPS_AGE_KEY_FILE, '
+        + 'kubectl apply --server-side --field-manager=homelab-bootstrap-repo-credential\n');
+      expect(r.stdout).toContain(`  needs   SOPS_AGE_KEY_FILE=${box.home}/.config/sops/age/keys.txt (MISSING: Create an age identity`);
+    });
+  });
+
+  describe('inspect hints outlive the run', () => {
+    /** The path an `inspect:` line names: the first token that is an absolute path. */
+    function inspectedPaths(stderr: string): string[] {
+      return [...stderr.matchAll(/^ {4}inspect: (.*)$/gm)].map((m) => m[1].split(' ').map((t) => t.replace(/^'|'$/g, '')).find((t) => t.startsWith('/'))!);
+    }
+
+    test('a failed apply of a private copy points at the step folder in the output, which still exists', () => {
+      const box = sandbox();
+      box.writeSeedKey();
+      const r = box.run(YES, { FAKE_FAIL_APPLY: 'homelab-bootstrap-repo-credential' });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`    inspect: ${box.dir}/04-repo-credential/kustomization.yaml (applied from a private copy of its folder `
+        + 'with SEED_DEPLOY_KEY=sshPrivateKey copied in; the copy is removed on exit)\n');
+      expect(leftoverStaging(box)).toEqual([]);
+      const paths = inspectedPaths(r.stderr);
+      expect(paths).toHaveLength(1);
+      expect(paths.filter((p) => !fs.existsSync(p))).toEqual([]);
+    });
+
+    test('a failed apply of a step folder points at it', () => {
+      const box = sandbox();
+      box.writeSeedKey();
+      const r = box.run(YES, { FAKE_FAIL_APPLY: 'homelab-bootstrap-database' });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`    inspect: kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-database -f ${box.dir}/03-database.yaml\n`);
+      expect(inspectedPaths(r.stderr).filter((p) => !fs.existsSync(p))).toEqual([]);
+    });
   });
 });

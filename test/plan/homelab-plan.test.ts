@@ -98,6 +98,8 @@ describe('describePrecondition and describeSource', () => {
       .toBe('Secret cicd/db exists. Create it.');
     expect(describePrecondition({ kind: 'local-file', variable: 'KEY', defaultPath: '~/k', hint: 'Make it.' }))
       .toBe('local file ~/k (or $KEY) exists. Make it.');
+    expect(describePrecondition({ kind: 'secret-from-file', namespace: 'argocd', name: 's', key: 'k.txt', variable: 'KEY', defaultPath: '~/k', hint: 'Make it.' }))
+      .toBe('Secret argocd/s (key k.txt) applied from local file ~/k (or $KEY). Make it.');
     expect(describeSource({ kind: 'git-path', path: 'k8s/a', exclude: '*-values.yaml' })).toBe('git k8s/a (exclude *-values.yaml)');
     expect(describeSource({ kind: 'plugin', path: '.', pluginName: 'sops' })).toBe('plugin sops at .');
     expect(describeSource({ kind: 'helm-chart', repoURL: 'oci://ghcr.io/x', chart: 'c', version: '1.0.0' })).toBe('helm c 1.0.0 from oci://ghcr.io/x/c');

@@ -58,6 +58,25 @@ describe('the reference homelab', () => {
     expect(credential.secretGenerator[0].literals).toContain(`url=${REFERENCE_HOMELAB.git.githubSeedUrl}`);
   });
 
+  test('the runbook installs the SOPS age key before Argo CD, because sops-secrets decrypts', () => {
+    expect(bootstrap.argocdInstall.preconditions).toEqual([expect.objectContaining({
+      kind: 'secret-from-file', name: 'sops-age', variable: 'SOPS_AGE_KEY_FILE', defaultPath: '~/.config/sops/age/keys.txt',
+    })]);
+    const script = tree.get('bootstrap/bootstrap.sh')!;
+    const install = script.indexOf('\ninstall_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE\n');
+    expect(install).toBeGreaterThan(script.indexOf('\nstep 5 argocd-install '));
+    expect(install).toBeLessThan(script.indexOf('\napply argocd-install -k 05-argocd-install\n'));
+    expect(script).toContain('\nneed_file SOPS_AGE_KEY_FILE age-identity ');
+  });
+
+  test('the runbook pins the cluster the config names', () => {
+    const cluster = { context: 'admin@homelab', apiServer: 'https://10.0.0.10:6443', kubeSystemUid: '0f1e2d3c-4b5a-4697-8877-665544332211' };
+    const script = synthesizeHomelab({ ...REFERENCE_HOMELAB, cluster }).tree.get('bootstrap/bootstrap.sh')!;
+    expect(script).toContain('\nEXPECTED_CONTEXT=admin@homelab\nEXPECTED_API_SERVER=https://10.0.0.10:6443\n'
+      + 'EXPECTED_KUBE_SYSTEM_UID=0f1e2d3c-4b5a-4697-8877-665544332211\n');
+    expect(tree.get('bootstrap/bootstrap.sh')).toContain("\nEXPECTED_CONTEXT=''\n");
+  });
+
   test('synthesis is deterministic', () => {
     const again = synthesizeHomelab(REFERENCE_HOMELAB).tree;
     expect([...again.entries()]).toEqual([...tree.entries()]);

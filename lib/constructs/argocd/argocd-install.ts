@@ -51,6 +51,8 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
   public readonly version = ARGOCD_VERSION;
   public readonly namespace: string;
   public readonly sopsAgeSecretName: string;
+  /** Key of `sopsAgeSecretName` that holds the age identities (mounted as `/sops/keys.txt`). */
+  public readonly sopsAgeSecretKey = 'keys.txt';
   public readonly timeoutSeconds: number;
   /** Health customizations written to `argocd-cm`, keyed by the `argocd-cm` key. */
   public readonly healthChecks: Readonly<Record<string, string>>;

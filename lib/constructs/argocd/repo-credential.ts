@@ -83,8 +83,9 @@ export class RepoCredential extends Construct implements IBootstrapComponent {
         defaultPath: this.secretFile,
         hint: this.auth === 'ssh'
           ? `Create a read-only deploy key: ssh-keygen -t ed25519 -f ${this.secretFile} -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).`
-          : 'Create a read-only Forgejo access token for Argo CD and save it in that file.',
+          : 'Create a read-only Forgejo access token for Argo CD and save it in that file (chmod 600).',
         copyAs: this.secretKey,
+        format: this.auth === 'ssh' ? 'ssh-private-key' : 'token',
       }],
     };
   }

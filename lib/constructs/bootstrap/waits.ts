@@ -64,6 +64,35 @@ export interface JobCompleteWait {
 /** Any wait the runbook performs after applying a step. */
 export type StepWait = RolloutWait | StatefulSetRolloutWait | CrdsEstablishedWait | WebhookServingWait | ConditionWait | JobCompleteWait;
 
+/**
+ * What a local file must hold, checked by the runbook before it changes anything (the content is never printed):
+ *
+ * - `ssh-private-key`: an SSH private key (`-----BEGIN ... PRIVATE KEY-----`), not a `.pub` public key;
+ * - `token`: one line, such as an access token;
+ * - `age-identity`: an age identity file as `age-keygen` writes it: lines `AGE-SECRET-KEY-1...`, blank lines and
+ *   `#` comments (https://github.com/FiloSottile/age, age-keygen(1)); not a recipient `age1...`.
+ */
+export type LocalFileFormat = 'ssh-private-key' | 'token' | 'age-identity';
+
+/**
+ * A secret file on the machine that runs the runbook, never in git. The runbook reads its path from `variable`
+ * (default `defaultPath`) and, before the first change, checks that it exists, is not empty, cannot be read by
+ * group or others, and holds `format`; it stops with the problem and `hint` otherwise.
+ */
+export interface LocalFileSpec {
+  /** Upper-case shell variable that overrides the path, e.g. `SEED_DEPLOY_KEY`. */
+  readonly variable: string;
+  /** Path used when the variable is unset; a leading `~/` is the user's home. */
+  readonly defaultPath: string;
+  /** How to create the file, shown when it is missing or unusable. */
+  readonly hint: string;
+  /**
+   * What the file must hold.
+   * @default - any content: only existence, size and permissions are checked
+   */
+  readonly format?: LocalFileFormat;
+}
+
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
@@ -80,11 +109,8 @@ export type Precondition =
     /** Random bytes, base64-encoded into the value. */
     readonly bytes: number;
   }
-  | {
+  | (LocalFileSpec & {
     readonly kind: 'local-file';
-    readonly variable: string;
-    readonly defaultPath: string;
-    readonly hint: string;
     /**
      * File name under which the runbook copies the local file into a private temporary copy of the step's
      * kustomization folder, which it then applies (for a `secretGenerator` that reads `files:`). Only for
@@ -92,7 +118,19 @@ export type Precondition =
      * @default - the file is only checked; the step is applied from the output folder
      */
     readonly copyAs?: string;
-  };
+  })
+  | (LocalFileSpec & {
+    /**
+     * A Secret whose key `key` holds the content of a local file, applied (server-side, idempotent) before the
+     * step: for a key the cluster needs before anything can sync, such as the age key the SOPS plugin decrypts
+     * with. The file is checked with the other local files before the first change; its content is never printed.
+     */
+    readonly kind: 'secret-from-file';
+    readonly namespace: string;
+    readonly name: string;
+    /** Key of the Secret that receives the file's content, e.g. `keys.txt`. */
+    readonly key: string;
+  });
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {

@@ -35,7 +35,7 @@ describe('RepoCredential', () => {
   test('the runbook copies the local file in first, under the generator\'s file name', () => {
     const credential = new RepoCredential(Testing.chart(), 'Credential', { url: URL, secretFile: '~/keys/seed' });
     expect(credential.bootstrapRequirements.preconditions).toEqual([expect.objectContaining({
-      kind: 'local-file', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/keys/seed', copyAs: 'sshPrivateKey',
+      kind: 'local-file', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/keys/seed', copyAs: 'sshPrivateKey', format: 'ssh-private-key',
     })]);
     expect((credential.bootstrapRequirements.preconditions![0] as { hint: string }).hint).toContain('ssh-keygen -t ed25519 -f ~/keys/seed');
   });
@@ -53,7 +53,7 @@ describe('RepoCredential', () => {
     const generator = (credential.bootstrapRequirements.kustomization!.extra!.secretGenerator as any[])[0];
     expect(generator.files).toEqual(['password']);
     expect(generator.literals).toEqual(['type=git', `url=${props.url}`, 'username=reader']);
-    expect(credential.bootstrapRequirements.preconditions![0]).toEqual(expect.objectContaining({ variable: 'FORGEJO_READ_TOKEN', copyAs: 'password' }));
+    expect(credential.bootstrapRequirements.preconditions![0]).toEqual(expect.objectContaining({ variable: 'FORGEJO_READ_TOKEN', copyAs: 'password', format: 'token' }));
   });
 
   test('defines no object: nothing secret can reach the output', () => {
