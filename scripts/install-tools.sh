@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # Installs the command-line tools that the tests and checks use, from Debian packages, when they are missing:
-#   - Lua 5.1 runs the Argo CD health checks in tests (Argo CD uses gopher-lua, Lua 5.1);
 #   - ShellCheck lints the generated runbook dist/bootstrap/bootstrap.sh (test/bootstrap/runbook);
 #   - yamllint lints the synthesized manifests;
 #   - kubectl comes from the Debian package kubernetes-client. Debian 12 ships kubectl 1.20, older than the
@@ -10,11 +9,11 @@
 set -euo pipefail
 
 missing=()
-for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1; do
+for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client; do
   if ! command -v "${pair%%:*}" >/dev/null 2>&1; then missing+=("${pair#*:}"); fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-tools: shellcheck, yamllint, kubectl and lua5.1 are present"
+  echo "install-tools: shellcheck, yamllint and kubectl are present"
   exit 0
 fi
 
@@ -39,6 +38,6 @@ done
 if [ "${#available[@]}" -gt 0 ]; then
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${available[@]}"
 fi
-for tool in shellcheck yamllint kubectl lua5.1; do
+for tool in shellcheck yamllint kubectl; do
   if command -v "$tool" >/dev/null 2>&1; then echo "install-tools: $tool: $(command -v "$tool")"; fi
 done

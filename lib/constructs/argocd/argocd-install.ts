@@ -1,3 +1,4 @@
+import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS } from '../../shared/labels';
@@ -6,7 +7,7 @@ import { ARGOCD_INSTALL_URL, ARGOCD_VERSION, IMAGES } from '../../shared/pins';
 import { restrictedContainerSecurityContext } from '../../shared/security';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { StepWait } from '../bootstrap/waits';
-import { APPLICATION_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from './health-checks';
+import { APPLICATION_HEALTH_LUA, CNPG_CLUSTER_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from './health-checks';
 
 /** Properties for `ArgoCdInstall`. */
 export interface ArgoCdInstallProps {
@@ -26,6 +27,16 @@ export interface ArgoCdInstallProps {
    * @default 600
    */
   readonly timeoutSeconds?: number;
+  /**
+   * How long one sync operation may run before the application controller terminates it
+   * (`controller.sync.timeout.seconds` in `argocd-cmd-params-cm`; Argo CD's default is 0, no limit). A sync
+   * wave waits on anything not `Healthy` or `Degraded` (a child that never settles, a resource whose health
+   * cannot be assessed); this bounds that wait. It covers the root app-of-apps' whole sync, every wave of a
+   * first install included. The controller reads it at start.
+   * @default Duration.hours(1)
+   * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/argocd-cmd-params-cm.yaml
+   */
+  readonly syncTimeout?: Duration;
 }
 
 export { SOPS_PLUGIN_NAME };
@@ -42,7 +53,9 @@ const ARGOCD_DEPLOYMENTS = [
  * upstream manifest of the tag is exactly what the pinned CRDs in `imports/` were generated from. The
  * kustomization patches in what the platform needs:
  *
- * - `argocd-cm`: health checks for `Application` (app-of-apps waves really wait) and CNPG `Database`;
+ * - `argocd-cm`: health checks for `Application` (app-of-apps waves really wait), CNPG `Database` and CNPG
+ *   `Cluster` (replacing the one Argo CD ships), see `health-checks.ts`;
+ * - `argocd-cmd-params-cm`: a sync timeout, so a wave that never settles fails instead of waiting forever;
  * - the repo-server: a SOPS Config Management Plugin sidecar for the `sops-secrets` Application.
  *
  * Applied with server-side apply: the CRDs exceed the client-side annotation limit.
@@ -54,9 +67,10 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
   /** Key of `sopsAgeSecretName` that holds the age identities (mounted as `/sops/keys.txt`). */
   public readonly sopsAgeSecretKey = 'keys.txt';
   public readonly timeoutSeconds: number;
+  public readonly syncTimeout: Duration;
   /** Health customizations written to `argocd-cm`, keyed by the `argocd-cm` key. */
   public readonly healthChecks: Readonly<Record<string, string>>;
-  /** The upstream manifest with the `argocd-cm` and repo-server patches, then waits for every component. */
+  /** The upstream manifest with the `argocd-cm`, `argocd-cmd-params-cm` and repo-server patches, then waits for every component. */
   public readonly bootstrapRequirements: BootstrapRequirements;
 
   constructor(scope: Construct, id: string, props: ArgoCdInstallProps = {}) {
@@ -64,18 +78,32 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
     this.namespace = props.namespace ?? 'argocd';
     this.sopsAgeSecretName = props.sopsAgeSecretName ?? 'sops-age';
     this.timeoutSeconds = props.timeoutSeconds ?? 600;
+    this.syncTimeout = props.syncTimeout ?? Duration.hours(1);
     this.healthChecks = {
       'resource.customizations.health.argoproj.io_Application': APPLICATION_HEALTH_LUA,
+      'resource.customizations.health.postgresql.cnpg.io_Cluster': CNPG_CLUSTER_HEALTH_LUA,
       'resource.customizations.health.postgresql.cnpg.io_Database': CNPG_DATABASE_HEALTH_LUA,
     };
     if (!Number.isInteger(this.timeoutSeconds) || this.timeoutSeconds < 1) {
       throw new Error(`${this.node.path}: 'timeoutSeconds' must be a positive integer, got ${this.timeoutSeconds}.`);
+    }
+    const syncTimeoutSeconds = this.syncTimeout.toSeconds({ integral: false });
+    if (!Number.isInteger(syncTimeoutSeconds) || syncTimeoutSeconds < 1) {
+      throw new Error(`${this.node.path}: 'syncTimeout' must be a whole number of seconds, at least 1, got ${syncTimeoutSeconds} s; `
+        + 'Argo CD reads 0 as no timeout.');
     }
 
     // Strategic-merge patch: only `data` is added; the upstream labels stay.
     const argocdCm = new k8s.KubeConfigMap(this, 'ArgoCdCm', {
       metadata: { name: 'argocd-cm' },
       data: { ...this.healthChecks },
+    });
+    // The application controller reads this key into ARGOCD_APPLICATION_CONTROLLER_SYNC_TIMEOUT (install.yaml of
+    // v3.5.1, the StatefulSet's env) and terminates an operation that outlives it (controller/appcontroller.go
+    // lines 1542-1547): the sync fails with "operation is terminating due to timeout".
+    const cmdParamsCm = new k8s.KubeConfigMap(this, 'ArgoCdCmdParamsCm', {
+      metadata: { name: 'argocd-cmd-params-cm' },
+      data: { 'controller.sync.timeout.seconds': String(syncTimeoutSeconds) },
     });
 
     const pluginConfig = new k8s.KubeConfigMap(this, 'SopsPlugin', {
@@ -112,7 +140,7 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
     });
     this.bootstrapRequirements = {
       kustomization: { remoteResources: [ARGOCD_INSTALL_URL], namespace: this.namespace },
-      patches: [argocdCm, repoServer],
+      patches: [argocdCm, cmdParamsCm, repoServer],
       waits,
     };
   }

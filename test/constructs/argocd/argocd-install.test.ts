@@ -1,6 +1,6 @@
-import { Testing } from 'cdk8s';
+import { Duration, Testing } from 'cdk8s';
 import { ArgoCdInstall, ArgoCdInstallProps } from '../../../lib/constructs/argocd/argocd-install';
-import { APPLICATION_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from '../../../lib/constructs/argocd/health-checks';
+import { APPLICATION_HEALTH_LUA, CNPG_CLUSTER_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from '../../../lib/constructs/argocd/health-checks';
 import { BootstrapStep } from '../../../lib/constructs/bootstrap/bootstrap-step';
 import { ARGOCD_INSTALL_URL, IMAGES } from '../../../lib/shared/pins';
 
@@ -13,32 +13,48 @@ function install(props: ArgoCdInstallProps = {}) {
 }
 
 describe('ArgoCdInstall', () => {
-  test('defaults: namespace argocd, Secret sops-age, 600 s per component', () => {
-    const { argocd } = install();
+  test('defaults: namespace argocd, Secret sops-age, 600 s per component, a sync timeout of one hour', () => {
+    const { argocd, byName } = install();
+    expect(argocd.syncTimeout.toSeconds()).toBe(3600);
+    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.sync.timeout.seconds': '3600' });
     expect(argocd.namespace).toBe('argocd');
     expect(argocd.sopsAgeSecretName).toBe('sops-age');
     expect(argocd.timeoutSeconds).toBe(600);
   });
 
   test('all props', () => {
-    const props: Required<ArgoCdInstallProps> = { namespace: 'gitops', sopsAgeSecretName: 'age-key', timeoutSeconds: 90 };
+    const props: Required<ArgoCdInstallProps> = {
+      namespace: 'gitops', sopsAgeSecretName: 'age-key', timeoutSeconds: 90, syncTimeout: Duration.minutes(30),
+    };
     const { argocd, byName } = install(props);
+    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.sync.timeout.seconds': '1800' });
     expect(argocd.bootstrapRequirements.kustomization).toEqual({ remoteResources: [ARGOCD_INSTALL_URL], namespace: 'gitops' });
     expect(argocd.bootstrapRequirements.waits!.every((w) => w.timeoutSeconds === 90)).toBe(true);
     const volumes = byName('Deployment', 'argocd-repo-server').spec.template.spec.volumes;
     expect(volumes).toContainEqual({ name: 'sops-age', secret: { secretName: 'age-key', optional: true } });
   });
 
-  test('patches argocd-cm with the Application and CNPG Database health checks, and nothing else', () => {
+  test('patches argocd-cm with the Application, CNPG Cluster and CNPG Database health checks, and nothing else', () => {
     const { argocd, byName } = install();
     const cm = byName('ConfigMap', 'argocd-cm');
     expect(cm.data).toEqual({
       'resource.customizations.health.argoproj.io_Application': APPLICATION_HEALTH_LUA,
+      'resource.customizations.health.postgresql.cnpg.io_Cluster': CNPG_CLUSTER_HEALTH_LUA,
       'resource.customizations.health.postgresql.cnpg.io_Database': CNPG_DATABASE_HEALTH_LUA,
     });
-    // A strategic-merge patch: no labels of ours that would replace the upstream ones.
+    expect(argocd.healthChecks).toEqual(cm.data);
+    // Strategic-merge patches: no labels of ours that would replace the upstream ones, data only.
     expect(cm.metadata.labels).toBeUndefined();
-    expect(argocd.bootstrapRequirements.patches!.map((p) => `${p.kind}/${p.name}`)).toEqual(['ConfigMap/argocd-cm', 'Deployment/argocd-repo-server']);
+    expect(byName('ConfigMap', 'argocd-cmd-params-cm').metadata.labels).toBeUndefined();
+    expect(argocd.bootstrapRequirements.patches!.map((p) => `${p.kind}/${p.name}`))
+      .toEqual(['ConfigMap/argocd-cm', 'ConfigMap/argocd-cmd-params-cm', 'Deployment/argocd-repo-server']);
+  });
+
+  test('throws when syncTimeout is not a whole number of seconds of at least 1', () => {
+    expect(() => new ArgoCdInstall(Testing.chart(), 'ArgoCd', { syncTimeout: Duration.seconds(0) }))
+      .toThrow("ArgoCd: 'syncTimeout' must be a whole number of seconds, at least 1, got 0 s; Argo CD reads 0 as no timeout.");
+    expect(() => new ArgoCdInstall(Testing.chart(), 'ArgoCd', { syncTimeout: Duration.millis(1500) }))
+      .toThrow("'syncTimeout' must be a whole number of seconds, at least 1, got 1.5 s");
   });
 
   test('adds the SOPS plugin sidecar to the repo-server: the shared cmp-server, uid 999, its own /tmp, the age key read-only', () => {
