@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the command-line tools that the tests and checks use, from Debian packages, when they are missing:
-#   - ShellCheck lints the generated runbook dist/bootstrap/bootstrap.sh (test/bootstrap/runbook);
+#   - Lua 5.1 runs the generated health checks inside the bring-up simulation (lib/simulation); the
+#     health-check tests themselves run them in Argo CD's own Lua VM (scripts/build-lua-health.js);
+#   - ShellCheck lints the generated runbook dist/bootstrap/bootstrap.sh (test/output);
 #   - yamllint lints the synthesized manifests;
 #   - kubectl comes from the Debian package kubernetes-client. Debian 12 ships kubectl 1.20, older than the
 #     runbook's minimum, so it serves offline checks only; a machine that already has a kubectl keeps it.
@@ -9,11 +11,11 @@
 set -euo pipefail
 
 missing=()
-for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client; do
+for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1; do
   if ! command -v "${pair%%:*}" >/dev/null 2>&1; then missing+=("${pair#*:}"); fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-tools: shellcheck, yamllint and kubectl are present"
+  echo "install-tools: shellcheck, yamllint, kubectl and lua5.1 are present"
   exit 0
 fi
 

@@ -56,18 +56,23 @@ export function generatedHealthChecks(tree: OutputTree): Map<string, string> {
   return checks;
 }
 
-/** `controller.sync.timeout.seconds` of a generated argocd-cmd-params-cm, else 0: no timeout. */
-export function controllerSyncTimeout(tree: OutputTree): number {
+/** A key of the generated argocd-cmd-params-cm patch, or undefined when the install does not set it. */
+export function cmdParam(tree: OutputTree, key: string): string | undefined {
   for (const [file, text] of tree) {
     if (!file.startsWith('bootstrap/') || !file.endsWith('.yaml')) continue;
     for (const doc of docs(text)) {
-      const v = doc.kind === 'ConfigMap' && doc.metadata?.name === 'argocd-cmd-params-cm' ? doc.data?.['controller.sync.timeout.seconds'] : undefined;
-      if (v !== undefined) return Number(v);
+      const v = doc.kind === 'ConfigMap' && doc.metadata?.name === 'argocd-cmd-params-cm' ? doc.data?.[key] : undefined;
+      if (v !== undefined) return String(v);
     }
   }
+  return undefined;
+}
+
+/** `controller.sync.timeout.seconds` of a generated argocd-cmd-params-cm, else 0: no timeout. */
+export function controllerSyncTimeout(tree: OutputTree): number {
   // argocd-application-controller reads it through ARGOCD_APPLICATION_CONTROLLER_SYNC_TIMEOUT, default 0 = none
   // (cmd/argocd-application-controller/commands/argocd_application_controller.go:280).
-  return 0;
+  return Number(cmdParam(tree, 'controller.sync.timeout.seconds') ?? 0);
 }
 
 function docs(text: string): Obj[] {
@@ -105,6 +110,7 @@ class BringUp {
   private readonly world: World;
   private readonly checks: Map<string, string>;
   private readonly syncTimeout: number;
+  private readonly healthPersisted: boolean;
   private readonly horizon: number;
   private readonly tick: number;
   private readonly apps = new Map<string, AppState>();
@@ -114,6 +120,7 @@ class BringUp {
     this.world = new World(options.faults ?? {});
     this.checks = generatedHealthChecks(input.tree);
     this.syncTimeout = controllerSyncTimeout(input.tree);
+    this.healthPersisted = cmdParam(input.tree, 'controller.resource.health.persist') === 'true';
     this.horizon = options.horizonSeconds ?? 3600;
     this.tick = options.tickSeconds ?? 5;
     const root = docs(input.tree.get('argocd/root/root.yaml') ?? '')[0];
@@ -459,7 +466,22 @@ class BringUp {
   /** A child Application as the root's health check reads it: `status.sync`, `status.health`, the operation. */
   private applicationView(app: AppState, live: LiveObject): Obj {
     const sync = app.comparisonError ? 'Unknown' : app.targets.every((t) => app.live.has(`${t.kind}/${t.metadata.namespace ?? ''}/${t.metadata.name}`)) ? 'Synced' : 'OutOfSync';
-    const status: Obj = { sync: { status: sync }, health: { status: this.appHealth(app).status } };
+    // Once compared, `sync.comparedTo` holds the spec it was computed for (Argo CD `controller/state.go`,
+    // CompareAppState: `comparedTo` = the app's source(s) and destination); the health check waits without it.
+    const spec = live.manifest.spec ?? {};
+    const comparedTo: Obj = { destination: spec.destination, ...(spec.sources ? { sources: spec.sources } : { source: spec.source }) };
+    const status: Obj = { sync: { status: sync, comparedTo }, health: { status: this.appHealth(app).status } };
+    // With controller.resource.health.persist (the generated install sets it), each resource's health is in
+    // status.resources (v1alpha1 ResourceStatus: group, version, kind, namespace, name, status, health).
+    if (this.healthPersisted) {
+      status.resources = app.targets.filter((t) => app.live.has(`${t.kind}/${t.metadata.namespace ?? ''}/${t.metadata.name}`)).map((t) => {
+        const h = this.health(t);
+        return {
+          kind: t.kind, namespace: t.metadata.namespace, name: t.metadata.name, status: 'Synced',
+          ...(h ? { health: { status: h.status, ...(h.message ? { message: h.message } : {}) } } : {}),
+        };
+      });
+    }
     if (app.comparisonError) status.conditions = [{ type: 'ComparisonError', message: app.comparisonError }];
     if (app.op) status.operationState = { phase: app.op.phase === 'Running' && app.op.nextRetryAt !== undefined ? 'Running' : app.op.phase, message: app.op.message };
     return { ...live.manifest, status };

@@ -65,7 +65,7 @@ export function toLuaLiteral(v: unknown): string {
 }
 
 function luaString(s: string): string {
-  return `"${[...Buffer.from(s, 'utf8')].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b}`)).join('')}"`;
+  return `"${[...Buffer.from(s, 'utf8')].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`)).join('')}"`;
 }
 
 function driver(script: string, object: Record<string, unknown>): string {

@@ -101,9 +101,14 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
     // The application controller reads this key into ARGOCD_APPLICATION_CONTROLLER_SYNC_TIMEOUT (install.yaml of
     // v3.5.1, the StatefulSet's env) and terminates an operation that outlives it (controller/appcontroller.go
     // lines 1542-1547): the sync fails with "operation is terminating due to timeout".
+    // Since 3.0 the controller keeps each resource's health out of the Application CR unless
+    // `controller.resource.health.persist` is true (docs/operator-manual/upgrading/2.14-3.0.md, "Health status in
+    // the Application CR"). The app-of-apps health check reads `status.resources[].health` to name the resource
+    // that fails a child, so a stalled wave says which object and why; a homelab's few hundred resources make the
+    // extra status writes cheap.
     const cmdParamsCm = new k8s.KubeConfigMap(this, 'ArgoCdCmdParamsCm', {
       metadata: { name: 'argocd-cmd-params-cm' },
-      data: { 'controller.sync.timeout.seconds': String(syncTimeoutSeconds) },
+      data: { 'controller.resource.health.persist': 'true', 'controller.sync.timeout.seconds': String(syncTimeoutSeconds) },
     });
 
     const pluginConfig = new k8s.KubeConfigMap(this, 'SopsPlugin', {

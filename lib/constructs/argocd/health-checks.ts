@@ -59,6 +59,31 @@ local status = obj.status
 if status == nil then
   return result("Progressing", "Waiting for the Application controller")
 end
+-- The first resource in this health state, with its message: what a reader needs to act. Present because the
+-- install persists resource health in the Application (controller.resource.health.persist).
+local function culprit(wanted)
+  if status.resources == nil then return "" end
+  for _, r in ipairs(status.resources) do
+    if r.health ~= nil and r.health.status == wanted then
+      local where = (r.kind or "") .. " " .. (r.namespace ~= nil and r.namespace ~= "" and (r.namespace .. "/") or "") .. (r.name or "")
+      if r.health.message ~= nil and r.health.message ~= "" then return " (" .. where .. ": " .. r.health.message .. ")" end
+      return " (" .. where .. ")"
+    end
+  end
+  return ""
+end
+-- The first task of the last sync that failed (OperationState.syncResult.resources, v1alpha1 ResourceResult:
+-- status SyncFailed, or a hook whose phase is Failed or Error), with the API server's or the hook's message.
+local function failedTask(operationState)
+  if operationState == nil or operationState.syncResult == nil or operationState.syncResult.resources == nil then return "" end
+  for _, r in ipairs(operationState.syncResult.resources) do
+    if r.status == "SyncFailed" or r.hookPhase == "Failed" or r.hookPhase == "Error" then
+      local where = (r.kind or "") .. " " .. (r.namespace ~= nil and r.namespace ~= "" and (r.namespace .. "/") or "") .. (r.name or "")
+      return " (" .. where .. ": " .. (r.message or "") .. ")"
+    end
+  end
+  return ""
+end
 local op = status.operationState
 local phase = op ~= nil and op.phase or nil
 local opMessage = op ~= nil and op.message or ""
@@ -83,7 +108,9 @@ if status.conditions ~= nil then
   end
 end
 if phase == "Failed" or phase == "Error" then
-  return result("Degraded", "Sync " .. phase .. ": " .. (opMessage or ""))
+  local cause = failedTask(op)
+  if cause == "" then cause = culprit("Degraded") end
+  return result("Degraded", "Sync " .. phase .. ": " .. (opMessage or "") .. cause)
 end
 local syncStatus = sync.status or "Unknown"
 if syncStatus ~= "Synced" then
@@ -105,9 +132,9 @@ if health == "Suspended" then
   return result("Healthy", "Suspended: synced, and every resource is healthy or deliberately paused; counted as done for its sync wave")
 end
 if health == "Unknown" then
-  return result("Degraded", "Health Unknown: Argo CD cannot assess a resource of this Application")
+  return result("Degraded", "Health Unknown: Argo CD cannot assess a resource of this Application" .. culprit("Unknown"))
 end
-return result(health, "Synced, health " .. health)
+return result(health, "Synced, health " .. health .. culprit(health))
 `;
 
 /**

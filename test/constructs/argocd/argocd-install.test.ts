@@ -16,7 +16,7 @@ describe('ArgoCdInstall', () => {
   test('defaults: namespace argocd, Secret sops-age, 600 s per component, a sync timeout of one hour', () => {
     const { argocd, byName } = install();
     expect(argocd.syncTimeout.toSeconds()).toBe(3600);
-    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.sync.timeout.seconds': '3600' });
+    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.resource.health.persist': 'true', 'controller.sync.timeout.seconds': '3600' });
     expect(argocd.namespace).toBe('argocd');
     expect(argocd.sopsAgeSecretName).toBe('sops-age');
     expect(argocd.timeoutSeconds).toBe(600);
@@ -27,7 +27,7 @@ describe('ArgoCdInstall', () => {
       namespace: 'gitops', sopsAgeSecretName: 'age-key', timeoutSeconds: 90, syncTimeout: Duration.minutes(30),
     };
     const { argocd, byName } = install(props);
-    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.sync.timeout.seconds': '1800' });
+    expect(byName('ConfigMap', 'argocd-cmd-params-cm').data).toEqual({ 'controller.resource.health.persist': 'true', 'controller.sync.timeout.seconds': '1800' });
     expect(argocd.bootstrapRequirements.kustomization).toEqual({ remoteResources: [ARGOCD_INSTALL_URL], namespace: 'gitops' });
     expect(argocd.bootstrapRequirements.waits!.every((w) => w.timeoutSeconds === 90)).toBe(true);
     const volumes = byName('Deployment', 'argocd-repo-server').spec.template.spec.volumes;
