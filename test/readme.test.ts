@@ -43,7 +43,7 @@ describe('README commands', () => {
   test('every README command is one this test or .ci/run exercises', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
-      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package)$/, /^npm run build$/, /^npm run plan$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/, /^npm run schemas$/,
+      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/, /^npm run schemas$/,
       /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /, /^age-keygen /,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });

@@ -7,7 +7,7 @@ export const DEFAULT_CONFIG_FILE = 'homelab.config.ts';
 /** How each command is called: the one place the command lines are defined and parsed. */
 export const USAGE = {
   synth: 'Usage: npm run synth -- [--config <file.ts>] [--out <dir>] [--check]',
-  plan: 'Usage: npm run plan -- [--config <file.ts>] [--color | --no-color]',
+  plan: 'Usage: npm run plan -- [--config <file.ts>] [--color | --no-color] [--scenario <name>]',
   coverage: 'Usage: npm run coverage -- --repo <path to a homelab checkout> [--json] [--config <file.ts>]',
 } as const;
 
@@ -15,7 +15,9 @@ export type CommandName = keyof typeof USAGE;
 
 const ABOUT: Record<CommandName, string> = {
   synth: 'Synthesizes the homelab config into <dir> (default dist/); with --check, compares a fresh synthesis with it instead.',
-  plan: 'Prints the Phase-0 steps, the Argo CD waves and the Phase-2 cutover of the homelab config.',
+  plan: 'Prints the Phase-0 steps, the Argo CD waves and the Phase-2 cutover of the homelab config.\n' +
+    'With --scenario, prints the timeline of a simulated bring-up instead (lib/simulation; needs lua5.1);\n' +
+    '--scenario list names the scenarios.',
   coverage: 'Compares the Applications of the homelab config with a checkout of the homelab repository.\n' +
     'Exit codes: 0 clean, 1 findings, 2 usage error.',
 };
@@ -24,7 +26,7 @@ const CONFIG = { type: 'string' } as const;
 const HELP = { type: 'boolean', short: 'h' } as const;
 const OPTIONS = {
   synth: { config: CONFIG, help: HELP, out: { type: 'string' }, check: { type: 'boolean' } },
-  plan: { config: CONFIG, help: HELP, color: { type: 'boolean' }, 'no-color': { type: 'boolean' } },
+  plan: { config: CONFIG, help: HELP, color: { type: 'boolean' }, 'no-color': { type: 'boolean' }, scenario: { type: 'string' } },
   coverage: { config: CONFIG, help: HELP, repo: { type: 'string' }, json: { type: 'boolean' } },
 } as const;
 
@@ -32,7 +34,7 @@ const OPTIONS = {
 export interface CommandOptions {
   synth: { readonly config: string; readonly out: string; readonly check: boolean };
   /** `auto`: colour only on a terminal without `NO_COLOR`. The last of `--color` and `--no-color` wins. */
-  plan: { readonly config: string; readonly color: 'auto' | 'always' | 'never' };
+  plan: { readonly config: string; readonly color: 'auto' | 'always' | 'never'; readonly scenario?: string };
   coverage: { readonly config: string; readonly repo: string; readonly json: boolean };
 }
 
@@ -71,7 +73,7 @@ export function parseCommandLine<C extends CommandName>(
   const options: CommandOptions[CommandName] = command === 'synth'
     ? { config, out: typed(values.out, 'dist'), check: values.check === true }
     : command === 'plan'
-      ? { config, color: colorMode(parsed.tokens ?? []) }
+      ? { config, color: colorMode(parsed.tokens ?? []), ...(values.scenario === undefined ? {} : { scenario: String(values.scenario) }) }
       : { config, repo: typed(values.repo, ''), json: values.json === true };
   return { kind: 'run', options: options as CommandOptions[C] };
 }

@@ -4,6 +4,8 @@ import { ConfigError } from '../shared/errors';
 import { buildPlan } from '../plan/homelab-plan';
 import { renderPlanText } from '../plan/render-plan-text';
 import { useColor } from '../plan/text-layout';
+import { planSteps } from '../output/render-steps';
+import { formatTimeline, Lua51HealthEvaluator, scenariosFor, simulateBringUp, SimulationInput } from '../simulation';
 
 /** Where `runPlan()` writes, and what it knows about the terminal. */
 export interface PlanIo {
@@ -22,7 +24,7 @@ export type ColorMode = 'auto' | 'always' | 'never';
  * The `plan` command: synthesizes `config` in memory (nothing is written) and prints the plan, coloured
  * according to `color`. Returns the exit code: 0, or 1 when the config is invalid.
  */
-export function runPlan(config: HomelabConfig, options: { readonly color: ColorMode }, io: PlanIo): number {
+export function runPlan(config: HomelabConfig, options: { readonly color: ColorMode; readonly scenario?: string }, io: PlanIo): number {
   const mode = options.color;
   let synthesis;
   try {
@@ -31,7 +33,35 @@ export function runPlan(config: HomelabConfig, options: { readonly color: ColorM
     io.stderr.write(`${e instanceof ConfigError ? e.message : `Synthesis failed:\n${e instanceof Error ? e.message : String(e)}`}\n`);
     return 1;
   }
+  if (options.scenario !== undefined) {
+    return printScenario(options.scenario, { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) }, io);
+  }
   const plan = buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd });
   io.stdout.write(renderPlanText(plan, { color: useColor({ isTTY: io.isTTY, env: io.env, mode }) }));
   return 0;
+}
+
+/**
+ * `--scenario <name>`: the timeline of a simulated bring-up of this homelab (lib/simulation), with the faults
+ * of the scenario injected, and how it ended. `--scenario list` names the scenarios. Exit 0 when the run ends
+ * as the scenario expects (converged, or failed naming its cause), 1 otherwise, 2 for an unknown name.
+ */
+function printScenario(name: string, input: SimulationInput, io: PlanIo): number {
+  const scenarios = scenariosFor(input);
+  const list = scenarios.map((s) => `  ${s.name.padEnd(28)} ${s.description}`).join('\n');
+  if (name === 'list') {
+    io.stdout.write(`Scenarios of this homelab (npm run plan -- --scenario <name>):\n${list}\n`);
+    return 0;
+  }
+  const scenario = scenarios.find((s) => s.name === name);
+  if (!scenario) {
+    io.stderr.write(`plan: no scenario '${name}'. This homelab has:\n${list}\n`);
+    return 2;
+  }
+  const outcome = simulateBringUp(input, { evaluator: new Lua51HealthEvaluator(), faults: scenario.faults });
+  io.stdout.write(`Scenario ${scenario.name}: ${scenario.description}\n\n${formatTimeline(outcome.timeline)}\n`);
+  io.stdout.write(`Ended ${outcome.state} at ${outcome.where}: ${outcome.message}\n`);
+  const expected = scenario.cause === undefined ? outcome.state === 'Healthy'
+    : (outcome.state === 'Failed' || outcome.state === 'Degraded') && outcome.message.includes(scenario.cause);
+  return expected ? 0 : 1;
 }

@@ -22,6 +22,8 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine('plan', ['--color'])).toMatchObject({ options: { color: 'always' } });
     expect(parseCommandLine('plan', ['--color', '--no-color'])).toMatchObject({ options: { color: 'never' } });
     expect(parseCommandLine('plan', ['--no-color', '--color'])).toMatchObject({ options: { color: 'always' } });
+    expect(parseCommandLine('plan', ['--scenario', 'happy-path'])).toMatchObject({ options: { scenario: 'happy-path' } });
+    expect(parseCommandLine('plan', ['--scenario'])).toEqual(usageError('plan', '--scenario needs a value.'));
   });
 
   test('--help and -h print the usage and what the command does, exit 0', () => {

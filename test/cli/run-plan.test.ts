@@ -5,6 +5,9 @@ import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { runPlan } from '../../lib/cli/run-plan';
 import { run as runCommand } from './command';
+import { findTool, testWith } from '../tools';
+
+const LUA = findTool('lua5.1', ['lua5.1'], '-v');
 
 const root = path.resolve(__dirname, '../..');
 const ANSI = /\x1b\[/;
@@ -97,5 +100,46 @@ describe('plan command', () => {
       expect(r.stderr).toMatch(/^The homelab config has 3 problems:\n/);
       expect(r.stdout).toBe('');
     });
+  });
+});
+
+describe('runPlan --scenario: a simulated bring-up of this homelab', () => {
+  const scenario = (name: string, config: HomelabConfig = REFERENCE_HOMELAB) => {
+    let stdout = '';
+    let stderr = '';
+    const code = runPlan(config, { color: 'never', scenario: name }, {
+      stdout: { write: (t: string) => { stdout += t; } },
+      stderr: { write: (t: string) => { stderr += t; } },
+      isTTY: false,
+      env: {},
+    });
+    return { code, stdout, stderr };
+  };
+
+  test('list names every scenario of the homelab', () => {
+    const r = scenario('list');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Scenarios of this homelab (npm run plan -- --scenario <name>):');
+    expect(r.stdout).toMatch(/^ {2}happy-path +every controller does its job$/m);
+    expect(r.stdout).toMatch(/^ {2}age-key-missing +/m);
+  });
+
+  test('fails with exit 2 for an unknown scenario, listing the known ones', () => {
+    const r = scenario('nope');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^plan: no scenario 'nope'\. This homelab has:\n {2}happy-path/);
+  });
+
+  testWith(LUA)('prints the timeline and how a failure scenario ended, naming the cause', () => {
+    const r = scenario('cluster-invalid-argocd');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Scenario cluster-invalid-argocd: CNPG rejects the definition of Cluster ddb\/ddb-cluster\n\n\+0:00:00 /);
+    expect(r.stdout).toMatch(/\nEnded Failed at argocd\/root: .*\(Cluster ddb\/ddb-cluster: Invalid cluster definition: /);
+  });
+
+  testWith(LUA)('the happy path ends Healthy', () => {
+    const r = scenario('happy-path');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nEnded Healthy at argocd\/root: /);
   });
 });
