@@ -56,6 +56,9 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   if (decrypts) bootstrap.installSopsAgeKey(config.argocd.sopsSecrets.ageKeyFile);
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
   bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
+  // After the cutover a rebuild first applies the root app reading the GitHub seed: the same object, one repoURL.
+  const seedUrl = repoUrlFor({ ...config, git: { ...config.git, source: 'github' } }, bootstrap.forgejo);
+  bootstrap.seedRootStep?.addObjectsFrom(() => [argocd.project.resource.toJson(), readingRepo(argocd.root.resource.toJson(), seedUrl)]);
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),
@@ -66,6 +69,12 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
   assertValidOutput(files);
   return { app, config, bootstrap, argocd, tree: serializeFiles(files) };
+}
+
+/** An Application with its single source reading `repoUrl` instead. */
+function readingRepo(app: Record<string, any>, repoUrl: string): Record<string, any> {
+  if (!app.spec?.source) throw new Error(`internal: Application '${app.metadata?.name}' has no single spec.source to point at ${repoUrl}`);
+  return { ...app, spec: { ...app.spec, source: { ...app.spec.source, repoURL: repoUrl } } };
 }
 
 /** Namespaces every cluster has; Phase 0 never re-labels them. */
