@@ -209,7 +209,7 @@ function cutoverSection(c: PlannedCutover): string[] {
     `3. Set ${code('git.source: \'forgejo\'')} in the homelab config.`,
     `4. Synthesize (${code('npm run synth')}) and review the diff of ${code('dist/')}: the URLs above and the credential change.`,
     `5. Before merging, run ${link(c.runbook)} from the reviewed branch. It applies ${code(r.seedCredential)} and ` +
-      `${code(r.seedRoot)} (GitHub's credential and the root app reading the GitHub seed: where a rebuilt cluster starts), ` +
+      `${code(r.seedRoot)} (GitHub's credential and the root app reading ${code('argocd/seed-apps/')} on the GitHub seed: where a rebuilt cluster starts), ` +
       `then ${code(r.credential)} verifies that Forgejo's pull-mirror holds the commit of ${code(c.branch)} on GitHub and ` +
       `adds Forgejo's credential, then ${code(r.root)} points the root app at Forgejo. A missing or stale mirror stops ` +
       'the runbook before the flip, naming why. The other steps are unchanged and pass at once.',

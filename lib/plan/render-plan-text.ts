@@ -139,7 +139,7 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
     'Set git.source: \'forgejo\' in the homelab config.',
     'Synthesize (npm run synth) and review the diff of dist/: the URLs above and the credential change.',
     `Before merging, run dist/${c.runbook} from the reviewed branch. It applies ${r.seedCredential} and ` +
-      `${r.seedRoot} (GitHub's credential and the root app reading the GitHub seed: where a rebuilt cluster starts), ` +
+      `${r.seedRoot} (GitHub's credential and the root app reading argocd/seed-apps/ on the GitHub seed: where a rebuilt cluster starts), ` +
       `then ${r.credential} verifies that Forgejo's pull-mirror holds the commit of ${c.branch} on GitHub and adds ` +
       `Forgejo's credential, then ${r.root} points the root app at Forgejo. A missing or stale mirror stops the ` +
       'runbook before the flip, naming why. The other steps are unchanged and pass at once.',

@@ -660,6 +660,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       const seedRoot = fs.readFileSync(path.join(box.dir, '07-argocd-seed-root.yaml'), 'utf8');
       const root = fs.readFileSync(path.join(box.dir, '09-argocd-root.yaml'), 'utf8');
       expect(seedRoot).toContain(`repoURL: ${SEED}`);
+      expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps');
       expect(root).toContain('repoURL: http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
       expect(fs.readFileSync(path.join(box.dir, '06-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
     });
