@@ -473,6 +473,50 @@ wait_job() {
   inspect "$(quote kubectl describe "job/$job" -n "$namespace")"
 }
 
+# verify_mirror TIMEOUT SEED-URL KEY-VARIABLE BRANCH NAMESPACE DEPLOYMENT PORT OWNER REPO TOKEN-VARIABLE HINT:
+# polls until Forgejo's mirror OWNER/REPO has BRANCH at the commit the GitHub seed has it at. The seed is read with
+# git ls-remote over SSH with the deploy key; Forgejo through its API from inside its own container (kubectl exec,
+# busybox or GNU wget on 127.0.0.1), the token passed on stdin, never on a command line. Stops naming whether the
+# mirror is missing or stale; nothing after it (the flip to Forgejo) runs then.
+verify_mirror() {
+  local timeout="$1" seed="$2" key="${!3}" branch="$4" namespace="$5" deployment="$6" port="$7" owner="$8" repo="$9"
+  local token="${!10}" hint="${11}" start=$SECONDS url want have out problem
+  url="http://127.0.0.1:$port/api/v1/repos/$owner/$repo/branches/$branch"
+  local what="Forgejo mirror $owner/$repo holds the commit of $branch on $seed"
+  if dry_run; then plan verify "$what (git ls-remote with \$$3; Forgejo API $url through kubectl exec deploy/$deployment -n $namespace; timeout ${timeout}s)"; return 0; fi
+  waiting "$what" "$timeout"
+  while :; do
+    if ! out="$(GIT_SSH_COMMAND="ssh -i $(quote "$key") -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new" \
+      git ls-remote "$seed" "refs/heads/$branch" 2>&1)"; then
+      failed "read $branch from the GitHub seed $seed with \$$3" "$start" "$out"
+      inspect "GIT_SSH_COMMAND=$(quote "ssh -i $key -o IdentitiesOnly=yes") git ls-remote $(quote "$seed" "refs/heads/$branch")"
+    fi
+    want="$(printf '%s\n' "$out" | sed -nE 's/^([0-9a-f]{40,64})[[:space:]]+refs\/heads\/.*/\1/p' | head -n 1)"
+    if [ -z "$want" ]; then
+      failed "$what" "$start" "the GitHub seed $seed has no branch $branch (git.targetRevision)"
+      abort
+    fi
+    # shellcheck disable=SC2016 # expanded by the shell inside the Forgejo container
+    if out="$(kube exec -i -n "$namespace" "deploy/$deployment" -- sh -c 'IFS= read -r t; wget -q -O - --header "Authorization: token $t" "$1"' sh "$url" <"$token" 2>&1)"; then
+      have="$(printf '%s' "$out" | tr -d '\n' | sed -nE 's/.*"commit":[[:space:]]*\{[^{}]*"id":[[:space:]]*"([0-9a-f]{40,64})".*/\1/p')"
+      if [ -n "$have" ] && [ "$have" = "$want" ]; then passed "$what ($want)" "$start"; return 0; fi
+      problem="the mirror is stale: Forgejo's $branch is at ${have:-an unreadable commit}, the GitHub seed's at $want"
+    else
+      case "$out" in
+        *404*) problem="the mirror is missing: Forgejo has no repository $owner/$repo with a branch $branch" ;;
+        *401* | *403*) problem="Forgejo refused the token in \$${10} (${out%%$'\n'*})" ;;
+        *) problem="cannot ask Forgejo's API from inside deploy/$deployment in $namespace: ${out%%$'\n'*}" ;;
+      esac
+    fi
+    if (( SECONDS - start >= timeout )); then
+      failed "$what" "$start" "$problem"
+      printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\n    hint: %s\n' "$hint" >&2
+      inspect "$(quote kubectl exec -n "$namespace" "deploy/$deployment" -- wget -q -O - "$url") (add --header 'Authorization: token ...' for a private repository)"
+    fi
+    sleep "$POLL_SECONDS"
+  done
+}
+
 finish() {
   CURRENT_STEP='the end'
   if dry_run; then printf '\nDry run complete: %s steps planned, nothing applied.\n' "$STEPS"; return 0; fi

@@ -12,6 +12,9 @@ import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
 import { PodSecurityNamespace } from '../constructs/namespaces/pod-security-namespace';
 import { RepoCredential } from '../constructs/argocd/repo-credential';
+import { parseGithubSeed } from '../shared/git-urls';
+import { goDurationSeconds } from '../shared/duration';
+import { forgejoRepoOwner } from './repo-url';
 
 /** Everything Phase 0 defines for one CNPG cluster. */
 export interface PostgresStep {
@@ -45,8 +48,16 @@ export class BootstrapPlan extends Construct {
   public readonly forgejo: ForgejoServer;
   public readonly argocdInstall: BootstrapStep;
   public readonly argocd: ArgoCdInstall;
+  /** The credential of the URL the root app ends on: the GitHub seed, or Forgejo after the cutover. */
   public readonly repoCredentialStep: BootstrapStep;
   public readonly repoCredential: RepoCredential;
+  /**
+   * After the cutover only: the GitHub seed's credential, applied before Forgejo's, so a rebuilt cluster is seeded
+   * from GitHub until the Forgejo mirror is verified.
+   */
+  public readonly seedCredentialStep?: BootstrapStep;
+  /** After the cutover only: the AppProject and the root app reading the GitHub seed (see `seedCredentialStep`). */
+  public readonly seedRootStep?: BootstrapStep;
   /** The step that applies the AppProject and the root app-of-apps; the Argo CD tree adds them. */
   public readonly argocdRoot: BootstrapStep;
   private readonly namespaceNames = new Set<string>();
@@ -131,26 +142,76 @@ export class BootstrapPlan extends Construct {
     this.argocdInstall.addComponent(this.argocd);
     this.argocdInstall.dependsOn(this.namespaces, `Argo CD lives in namespace '${this.argocd.namespace}'`);
 
-    this.repoCredentialStep = new BootstrapStep(this, 'RepoCredential', {
-      stepName: 'argocd-repo-credential',
-      summary: 'Argo CD repository credential (key read from a local file at apply time)',
-    });
     const source = config.git.source;
-    this.repoCredential = new RepoCredential(this.repoCredentialStep, 'Credential', {
+    const seed = parseGithubSeed(config.git.githubSeedUrl);
+    const credentialProps = (s: 'github' | 'forgejo') => ({
       // One Secret per git host: applying Forgejo's credential at the cutover leaves GitHub's working until
       // the root app has moved, so Argo CD is never without a credential for the URL it reads.
-      name: `homelab-repo-${source}`,
-      url: props.repoUrl(this.forgejo),
+      name: `homelab-repo-${s}`,
       namespace: this.argocd.namespace,
-      auth: source === 'github' ? 'ssh' : 'http-token',
-      secretFile: source === 'github' ? config.git.deployKeyFile : '~/.config/homelab/forgejo-read-token',
+      auth: s === 'github' ? 'ssh' as const : 'http-token' as const,
+      secretFile: s === 'github' ? config.git.deployKeyFile : '~/.config/homelab/forgejo-read-token',
+    });
+
+    if (source === 'forgejo') {
+      // A rebuild after the cutover: Forgejo starts empty, and only Argo CD, seeded from GitHub, creates its
+      // pull-mirror. So the runbook seeds from GitHub first and flips to Forgejo once the mirror is verified.
+      this.seedCredentialStep = new BootstrapStep(this, 'SeedCredential', {
+        stepName: 'argocd-seed-credential',
+        summary: 'Argo CD credential for the GitHub seed (deploy key read from a local file at apply time)',
+      });
+      this.seedCredentialStep.addComponent(new RepoCredential(this.seedCredentialStep, 'Credential', { ...credentialProps('github'), url: seed.url }));
+      this.seedCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');
+      this.seedRootStep = new BootstrapStep(this, 'SeedRoot', {
+        stepName: 'argocd-seed-root',
+        summary: 'the homelab AppProject and the root app-of-apps reading the GitHub seed, until the Forgejo mirror is verified',
+      });
+      this.seedRootStep.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
+      this.seedRootStep.dependsOn(this.seedCredentialStep, 'the root app reads the private GitHub seed');
+    }
+
+    this.repoCredentialStep = new BootstrapStep(this, 'RepoCredential', {
+      stepName: 'argocd-repo-credential',
+      summary: source === 'github'
+        ? 'Argo CD repository credential (key read from a local file at apply time)'
+        : 'verify the Forgejo pull-mirror holds the seed\'s commit, then Argo CD\'s Forgejo credential (token read at apply time)',
+    });
+    this.repoCredential = new RepoCredential(this.repoCredentialStep, 'Credential', {
+      ...credentialProps(source),
+      url: props.repoUrl(this.forgejo),
+      // Forgejo's token can only be made once Forgejo runs: never required before this step.
+      secretFileCheckedAt: source === 'github' ? 'preflight' : 'step',
     });
     this.repoCredentialStep.addComponent(this.repoCredential);
     this.repoCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');
+    if (this.seedRootStep) {
+      this.repoCredentialStep.dependsOn(this.forgejoStep, 'the mirror is verified through Forgejo\'s API');
+      this.repoCredentialStep.dependsOn(this.seedRootStep, 'Argo CD, seeded from GitHub, creates the Forgejo pull-mirror (the forgejo-mirror Application)');
+      const interval = config.argocd.forgejoMirror.mirrorInterval;
+      this.repoCredentialStep.addPrecondition({
+        kind: 'git-mirror-current',
+        seedUrl: seed.url,
+        seedKeyVariable: 'SEED_DEPLOY_KEY',
+        branch: config.git.targetRevision,
+        forgejoNamespace: this.forgejo.namespace,
+        forgejoDeployment: this.forgejo.name,
+        forgejoPort: this.forgejo.httpPort,
+        repoOwner: forgejoRepoOwner(config),
+        repoName: seed.repo,
+        tokenVariable: 'FORGEJO_READ_TOKEN',
+        // Argo CD syncs the mirror Application (a few minutes), then Forgejo pulls every mirror interval.
+        timeoutSeconds: goDurationSeconds(interval) + 900,
+        hint: 'Argo CD\'s forgejo-mirror Application, synced by the root app from the GitHub seed, creates the pull-mirror; ' +
+          `Forgejo then pulls GitHub every ${interval}. Check: kubectl -n argocd get application forgejo-mirror, and its Job's logs ` +
+          `in namespace '${this.forgejo.namespace}'. GitHub stays the repository you push to; the root app keeps reading it until this passes.`,
+      });
+    }
 
     this.argocdRoot = new BootstrapStep(this, 'ArgoCdRoot', {
       stepName: 'argocd-root',
-      summary: 'the homelab AppProject and the root app-of-apps',
+      summary: source === 'github'
+        ? 'the homelab AppProject and the root app-of-apps'
+        : 'the homelab AppProject and the root app-of-apps, flipped to the verified Forgejo mirror',
     });
     // Declared first: cdk8s orders a step's dependencies depth first in declaration order, so Forgejo keeps its
     // place (and its file number) on both sides of the cutover.
@@ -158,7 +219,9 @@ export class BootstrapPlan extends Construct {
       this.argocdRoot.dependsOn(this.forgejoStep, 'after the cutover the root app reads the repository Forgejo serves');
     }
     this.argocdRoot.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
-    this.argocdRoot.dependsOn(this.repoCredentialStep, 'the root app reads a private repository');
+    this.argocdRoot.dependsOn(this.repoCredentialStep, source === 'github'
+      ? 'the root app reads a private repository'
+      : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
   }
 
   /**
@@ -195,7 +258,9 @@ export class BootstrapPlan extends Construct {
   public get steps(): BootstrapStep[] {
     return [
       this.namespaces, this.cnpgOperator, ...[...this.postgres.values()].map((p) => p.step),
-      this.forgejoStep, this.argocdInstall, this.repoCredentialStep, this.argocdRoot,
+      this.forgejoStep, this.argocdInstall,
+      ...(this.seedCredentialStep ? [this.seedCredentialStep] : []), ...(this.seedRootStep ? [this.seedRootStep] : []),
+      this.repoCredentialStep, this.argocdRoot,
     ];
   }
 }

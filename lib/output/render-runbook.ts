@@ -1,5 +1,5 @@
 import { RenderedStep } from './render-steps';
-import { LocalFileSpec, StepWait } from '../constructs/bootstrap/waits';
+import { GitMirrorCurrentPrecondition, LocalFileSpec, StepWait } from '../constructs/bootstrap/waits';
 
 /**
  * The cluster the runbook may change, as far as the caller knows it. The runbook always shows the current kube
@@ -90,8 +90,10 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
   validateOptions(options, pollIntervalSeconds, requestTimeoutSeconds);
   const files = localFiles(planned);
 
-  const env = files.map((f) => `#   ${f.variable.padEnd(20)} ${oneLine(f.hint)} (default: ${oneLine(f.defaultPath)})`);
-  const usageEnv = files.map((f) => `  ${f.variable.padEnd(20)} ${oneLine(f.hint)} (default: ${oneLine(f.defaultPath)})`);
+  const when = (f: LocalFileSpec) => (f.checkedAt === 'step' ? ' [checked at its step]' : '');
+  const env = files.map((f) => `#   ${f.variable.padEnd(20)} ${oneLine(f.hint)} (default: ${oneLine(f.defaultPath)})${when(f)}`);
+  const usageEnv = files.map((f) => `  ${f.variable.padEnd(20)} ${oneLine(f.hint)} (default: ${oneLine(f.defaultPath)})${when(f)}`);
+  const variables = new Set(files.map((f) => f.variable));
   const lines = [
     '#!/usr/bin/env bash',
     `# ${oneLine(title)}`,
@@ -162,9 +164,9 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     ...files.map((f) => `default_path ${f.variable} ${homePath(f.defaultPath)}`),
     'begin',
     'check_kubectl',
-    ...files.map((f) => `need_file ${f.variable} ${f.format ?? 'any'} ${shq(oneLine(f.hint))}`),
+    ...files.filter((f) => f.checkedAt !== 'step').map(needFile),
     'confirm_cluster',
-    ...planned.flatMap((p) => ['', ...renderStep(p)]),
+    ...planned.flatMap((p) => ['', ...renderStep(p, variables)]),
     '',
     'finish',
     '',
@@ -221,17 +223,25 @@ function localFiles(planned: readonly RenderedStep[]): LocalFileSpec[] {
           `(${seen.file.format ?? 'any'} and ${pre.format ?? 'any'}). Use one format, or a separate variable per file.`);
       }
       if (!seen) byVariable.set(pre.variable, { file: pre, stepName });
+      // a file that one step needs before the first change is checked then, even if another checks it at its step
+      else if (seen.file.checkedAt === 'step' && pre.checkedAt !== 'step') byVariable.set(pre.variable, { file: { ...seen.file, checkedAt: 'preflight' }, stepName: seen.stepName });
     }
   }
   return [...byVariable.values()].map((v) => v.file);
 }
 
-/** The calls of one step: header, checks, Job deletions, apply, waits. */
-function renderStep(p: RenderedStep): string[] {
+function needFile(f: LocalFileSpec): string {
+  return `need_file ${f.variable} ${f.format ?? 'any'} ${shq(oneLine(f.hint))}`;
+}
+
+/** The calls of one step: header, checks, Job deletions, apply, waits. `variables`: the local files' variables. */
+function renderStep(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   const name = p.step.stepName;
   const lines = [`step ${p.index} ${shq(name)} ${shq(oneLine(p.step.summary))}`];
   for (const pre of p.step.preconditions) {
-    // local files are checked once, before anything is applied (see renderRunbook).
+    // local files are checked once, before anything is applied (see renderRunbook), unless checked at their step.
+    if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file') && pre.checkedAt === 'step') lines.push(needFile(pre));
+    if (pre.kind === 'git-mirror-current') lines.push(renderMirrorCheck(name, pre, variables));
     if (pre.kind === 'secret-exists') lines.push(`need_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(oneLine(pre.hint))}`);
     if (pre.kind === 'generated-secret') {
       if (!/^[-._a-zA-Z0-9]+$/.test(pre.key) || !Number.isInteger(pre.bytes) || pre.bytes < 16) {
@@ -271,6 +281,28 @@ function jobsOf(p: RenderedStep): { namespace: string; name: string }[] {
       }
       return { namespace, name: o.metadata.name };
     });
+}
+
+function renderMirrorCheck(stepName: string, m: GitMirrorCurrentPrecondition, variables: ReadonlySet<string>): string {
+  for (const variable of [m.seedKeyVariable, m.tokenVariable]) {
+    if (!variables.has(variable)) {
+      throw new Error(`bootstrap step '${stepName}': the mirror check reads $${variable}, but no step declares that local file. ` +
+        'Declare it with a local-file precondition, so the runbook knows its default path and checks it.');
+    }
+  }
+  if (!/^[A-Za-z0-9._/-]+$/.test(m.branch) || m.branch === 'HEAD' || /^[0-9a-f]{40}$/.test(m.branch)) {
+    throw new Error(`bootstrap step '${stepName}': the mirror check compares a branch, got '${m.branch}'. ` +
+      'After the cutover git.targetRevision must name a branch (e.g. main), which the pull-mirror follows.');
+  }
+  for (const [field, value] of [['repoOwner', m.repoOwner], ['repoName', m.repoName]]) {
+    if (!/^[A-Za-z0-9._-]+$/.test(value)) throw new Error(`bootstrap step '${stepName}': mirror ${field} must be a plain name, got '${value}'`);
+  }
+  if (!Number.isInteger(m.forgejoPort) || m.forgejoPort < 1 || m.forgejoPort > 65535) {
+    throw new Error(`bootstrap step '${stepName}': forgejoPort must be a TCP port, got ${m.forgejoPort}`);
+  }
+  return [`verify_mirror ${seconds(m.timeoutSeconds)} ${shq(m.seedUrl)} ${m.seedKeyVariable} ${shq(m.branch)}`,
+    `${shq(m.forgejoNamespace)} ${shq(m.forgejoDeployment)} ${m.forgejoPort} ${shq(m.repoOwner)} ${shq(m.repoName)}`,
+    `${m.tokenVariable} ${shq(oneLine(m.hint))}`].join(' ');
 }
 
 function renderWait(w: StepWait): string {
@@ -729,6 +761,50 @@ wait_job() {
     shift 2
   done
   inspect "$(quote kubectl describe "job/$job" -n "$namespace")"
+}
+
+# verify_mirror TIMEOUT SEED-URL KEY-VARIABLE BRANCH NAMESPACE DEPLOYMENT PORT OWNER REPO TOKEN-VARIABLE HINT:
+# polls until Forgejo's mirror OWNER/REPO has BRANCH at the commit the GitHub seed has it at. The seed is read with
+# git ls-remote over SSH with the deploy key; Forgejo through its API from inside its own container (kubectl exec,
+# busybox or GNU wget on 127.0.0.1), the token passed on stdin, never on a command line. Stops naming whether the
+# mirror is missing or stale; nothing after it (the flip to Forgejo) runs then.
+verify_mirror() {
+  local timeout="$1" seed="$2" key="\${!3}" branch="$4" namespace="$5" deployment="$6" port="$7" owner="$8" repo="$9"
+  local token="\${!10}" hint="\${11}" start=$SECONDS url want have out problem
+  url="http://127.0.0.1:$port/api/v1/repos/$owner/$repo/branches/$branch"
+  local what="Forgejo mirror $owner/$repo holds the commit of $branch on $seed"
+  if dry_run; then plan verify "$what (git ls-remote with \\$$3; Forgejo API $url through kubectl exec deploy/$deployment -n $namespace; timeout \${timeout}s)"; return 0; fi
+  waiting "$what" "$timeout"
+  while :; do
+    if ! out="$(GIT_SSH_COMMAND="ssh -i $(quote "$key") -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new" \\
+      git ls-remote "$seed" "refs/heads/$branch" 2>&1)"; then
+      failed "read $branch from the GitHub seed $seed with \\$$3" "$start" "$out"
+      inspect "GIT_SSH_COMMAND=$(quote "ssh -i $key -o IdentitiesOnly=yes") git ls-remote $(quote "$seed" "refs/heads/$branch")"
+    fi
+    want="$(printf '%s\\n' "$out" | sed -nE 's/^([0-9a-f]{40,64})[[:space:]]+refs\\/heads\\/.*/\\1/p' | head -n 1)"
+    if [ -z "$want" ]; then
+      failed "$what" "$start" "the GitHub seed $seed has no branch $branch (git.targetRevision)"
+      abort
+    fi
+    # shellcheck disable=SC2016 # expanded by the shell inside the Forgejo container
+    if out="$(kube exec -i -n "$namespace" "deploy/$deployment" -- sh -c 'IFS= read -r t; wget -q -O - --header "Authorization: token $t" "$1"' sh "$url" <"$token" 2>&1)"; then
+      have="$(printf '%s' "$out" | tr -d '\\n' | sed -nE 's/.*"commit":[[:space:]]*\\{[^{}]*"id":[[:space:]]*"([0-9a-f]{40,64})".*/\\1/p')"
+      if [ -n "$have" ] && [ "$have" = "$want" ]; then passed "$what ($want)" "$start"; return 0; fi
+      problem="the mirror is stale: Forgejo's $branch is at \${have:-an unreadable commit}, the GitHub seed's at $want"
+    else
+      case "$out" in
+        *404*) problem="the mirror is missing: Forgejo has no repository $owner/$repo with a branch $branch" ;;
+        *401* | *403*) problem="Forgejo refused the token in \\$\${10} (\${out%%$'\\n'*})" ;;
+        *) problem="cannot ask Forgejo's API from inside deploy/$deployment in $namespace: \${out%%$'\\n'*}" ;;
+      esac
+    fi
+    if (( SECONDS - start >= timeout )); then
+      failed "$what" "$start" "$problem"
+      printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\\n    hint: %s\\n' "$hint" >&2
+      inspect "$(quote kubectl exec -n "$namespace" "deploy/$deployment" -- wget -q -O - "$url") (add --header 'Authorization: token ...' for a private repository)"
+    fi
+    sleep "$POLL_SECONDS"
+  done
 }
 
 finish() {

@@ -117,8 +117,19 @@ export interface PlannedCutover {
   readonly mirrorApp: { readonly name: string; readonly syncWave: number };
   /** The Phase-0 step that runs Forgejo. */
   readonly forgejoStep: string;
-  /** The Phase-0 files (under `dist/bootstrap/`) whose content changes and that must be re-applied. */
-  readonly reapply: readonly string[];
+  /**
+   * The Phase-0 files (under `dist/bootstrap/`) of the flip as the runbook applies them after the cutover, on the
+   * live cluster and on a rebuild alike: the GitHub seed's credential and root app first, then the step that
+   * verifies the Forgejo mirror and applies Forgejo's credential, then the root app reading Forgejo.
+   */
+  readonly reapply: {
+    readonly seedCredential: string;
+    readonly seedRoot: string;
+    readonly credential: string;
+    readonly root: string;
+  };
+  /** The branch the mirror must hold at the seed's commit before the root app flips (`git.targetRevision`). */
+  readonly branch: string;
   /** The runbook, relative to `dist/`. */
   readonly runbook: string;
 }
@@ -183,6 +194,10 @@ export function describePrecondition(pre: Precondition): string {
       return `local file ${pre.defaultPath} (or $${pre.variable}) exists. ${pre.hint}`;
     case 'secret-from-file':
       return `Secret ${pre.namespace}/${pre.name} (key ${pre.key}) applied from local file ${pre.defaultPath} (or $${pre.variable}). ${pre.hint}`;
+    case 'git-mirror-current':
+      return `the Forgejo pull-mirror ${pre.repoOwner}/${pre.repoName} exists and its branch ${pre.branch} is at the commit ` +
+        `${pre.seedUrl} has (git ls-remote with $${pre.seedKeyVariable}; Forgejo's API with $${pre.tokenVariable}), ` +
+        `polled for up to ${pre.timeoutSeconds}s; otherwise the runbook stops before the root app flips. ${pre.hint}`;
     default: {
       // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
       const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;
@@ -240,8 +255,18 @@ function planCutover(input: PlanInput): PlannedCutover {
     repoUrl: (forgejo) => repoUrlFor(otherConfig, forgejo),
   });
   const sides = source === 'github' ? { github: bootstrap, forgejo: other } : { github: other, forgejo: bootstrap };
-  const reapplied = [sides.forgejo.repoCredentialStep, sides.forgejo.argocdRoot];
-  const forgejoFiles = placeSteps(sides.forgejo.steps).filter((p) => reapplied.includes(p.step)).map((p) => p.fileName);
+  const placed = placeSteps(sides.forgejo.steps);
+  const fileOf = (step: BootstrapStep | undefined) => {
+    const p = placed.find((x) => x.step === step);
+    if (!p) throw new Error('internal: the Forgejo side of the cutover lacks a seed or flip step');
+    return p.fileName;
+  };
+  const forgejoFiles = {
+    seedCredential: fileOf(sides.forgejo.seedCredentialStep),
+    seedRoot: fileOf(sides.forgejo.seedRootStep),
+    credential: fileOf(sides.forgejo.repoCredentialStep),
+    root: fileOf(sides.forgejo.argocdRoot),
+  };
 
   const apps = [...argocd.applications.values()].sort(byName);
   const readsRepo = (a: HomelabApplication) => a.sourceRepoUrls.includes(a.repo.url);
@@ -265,6 +290,7 @@ function planCutover(input: PlanInput): PlannedCutover {
     mirrorApp: { name: argocd.forgejoMirrorApp.name, syncWave: argocd.forgejoMirrorApp.syncWave },
     forgejoStep: bootstrap.forgejoStep.stepName,
     reapply: forgejoFiles,
+    branch: config.git.targetRevision,
     runbook: RUNBOOK_FILE,
   };
 }

@@ -105,7 +105,8 @@ export function overviewDiagram(plan: HomelabPlan): OverviewDiagram {
     `every repoURL, the project's sourceRepos, and the credential ${c.credential.namespace}/${c.credential.forgejo.name}`,
     `from ${c.githubUrl}`,
     `to ${c.forgejoUrl}`,
-    `then re-apply ${c.reapply.join(', ')} (${credential.auth === 'ssh' ? 'SSH key' : 'token'} ${credential.defaultPath})`,
+    `then ${c.reapply.seedCredential}, ${c.reapply.seedRoot}, verify the mirror and apply ${c.reapply.credential}, ${c.reapply.root} ` +
+      `(${credential.auth === 'ssh' ? 'SSH key' : 'token'} ${credential.defaultPath})`,
     c.source === 'github' ? 'status: pending' : 'status: done',
   )}}}`);
 
@@ -177,7 +178,7 @@ function cutoverSection(c: PlannedCutover): string[] {
   const cred = c.credential;
   const side = (s: typeof cred.github) => `${s.auth === 'ssh' ? 'SSH deploy key' : 'HTTP token'} ${code(s.defaultPath)} ` +
     `(or ${code(`$${s.variable}`)})`;
-  const [credentialFile, rootFile] = c.reapply;
+  const r = c.reapply;
   return [
     '## Phase 2: cutover from the GitHub seed to Forgejo',
     '',
@@ -207,11 +208,20 @@ function cutoverSection(c: PlannedCutover): string[] {
     `2. Prepare ${code(cred.forgejo.defaultPath)} (or set ${code(`$${cred.forgejo.variable}`)}). ${text(cred.forgejo.hint)}`,
     `3. Set ${code('git.source: \'forgejo\'')} in the homelab config.`,
     `4. Synthesize (${code('npm run synth')}) and review the diff of ${code('dist/')}: the URLs above and the credential change.`,
-    `5. Before merging, run ${link(c.runbook)} from the reviewed branch: it applies ${code(credentialFile)} (Forgejo's ` +
-      `credential, next to GitHub's) and ${code(rootFile)} (the root app reads Forgejo, whose mirror still holds the ` +
-      'GitHub-URL Applications). The other steps are unchanged and pass at once.',
+    `5. Before merging, run ${link(c.runbook)} from the reviewed branch. It applies ${code(r.seedCredential)} and ` +
+      `${code(r.seedRoot)} (GitHub's credential and the root app reading ${code('argocd/seed-apps/')} on the GitHub seed: where a rebuilt cluster starts), ` +
+      `then ${code(r.credential)} verifies that Forgejo's pull-mirror holds the commit of ${code(c.branch)} on GitHub and ` +
+      `adds Forgejo's credential, then ${code(r.root)} points the root app at Forgejo. A missing or stale mirror stops ` +
+      'the runbook before the flip, naming why. The other steps are unchanged and pass at once.',
     '6. Merge. Forgejo pulls the merge on its next mirror interval; Argo CD then syncs every Application with ' +
       'Forgejo\'s URL. Argo CD has a credential for every URL at every moment.',
+    '7. Keep pushing to GitHub: it stays the repository that is written to. Forgejo holds a pull-mirror, which ' +
+      'refuses pushes; every change reaches Forgejo on the next mirror interval.',
+    '',
+    '**Rebuild after the cutover:** run the same runbook on the bare cluster. It seeds Argo CD from GitHub ' +
+      `(${code(r.seedCredential)}, ${code(r.seedRoot)}), brings Forgejo up, waits in ${code(r.credential)} until the mirror ` +
+      `holds the commit of ${code(c.branch)} that GitHub has, and only then flips the root app (${code(r.root)}). ` +
+      `${code(`$${cred.forgejo.variable}`)} is checked at that step, once Forgejo runs: make the token in the new Forgejo, then re-run.`,
   ];
 }
 

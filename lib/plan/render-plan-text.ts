@@ -109,7 +109,7 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
   const cred = c.credential;
   const creds = (side: typeof cred.github) => `${side.auth === 'ssh' ? 'an SSH deploy key' : 'an HTTP token'} ` +
     `(${side.defaultPath}, or $${side.variable})`;
-  const [credentialFile, rootFile] = c.reapply;
+  const r = c.reapply;
   const lines = [
     ...heading('Phase 2: cutover from the GitHub seed to Forgejo', width, style),
     ...para(status, width, '  '),
@@ -138,11 +138,18 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
     `Prepare ${cred.forgejo.defaultPath} (or set $${cred.forgejo.variable}). ${cred.forgejo.hint}`,
     'Set git.source: \'forgejo\' in the homelab config.',
     'Synthesize (npm run synth) and review the diff of dist/: the URLs above and the credential change.',
-    `Before merging, run dist/${c.runbook} from the reviewed branch: it applies ${credentialFile} (Forgejo's ` +
-      `credential, next to GitHub's) and ${rootFile} (the root app reads Forgejo, whose mirror still holds the ` +
-      'GitHub-URL Applications). The other steps are unchanged and pass at once.',
+    `Before merging, run dist/${c.runbook} from the reviewed branch. It applies ${r.seedCredential} and ` +
+      `${r.seedRoot} (GitHub's credential and the root app reading argocd/seed-apps/ on the GitHub seed: where a rebuilt cluster starts), ` +
+      `then ${r.credential} verifies that Forgejo's pull-mirror holds the commit of ${c.branch} on GitHub and adds ` +
+      `Forgejo's credential, then ${r.root} points the root app at Forgejo. A missing or stale mirror stops the ` +
+      'runbook before the flip, naming why. The other steps are unchanged and pass at once.',
     'Merge. Forgejo pulls the merge on its next mirror interval; Argo CD then syncs every Application with ' +
       'Forgejo\'s URL. Argo CD has a credential for every URL at every moment.',
+    'Keep pushing to GitHub: it stays the repository that is written to. Forgejo holds a pull-mirror, which ' +
+      'refuses pushes; every change reaches Forgejo on the next mirror interval.',
+    'Rebuild after the cutover: run the same runbook on the bare cluster. It seeds Argo CD from GitHub, brings ' +
+      `Forgejo up, waits for the mirror to hold ${c.branch}, and only then flips; $${cred.forgejo.variable} is ` +
+      `checked at ${r.credential}, once Forgejo runs (make the token in the new Forgejo, then re-run).`,
   ];
   steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
   return lines;

@@ -5,6 +5,12 @@
 export const ARGOCD_DIST = {
   /** One file per Application; the root app-of-apps syncs this folder. */
   apps: 'argocd/apps',
+  /**
+   * After the cutover only: every Application of `apps` reading the GitHub seed instead of Forgejo. A rebuild's seed
+   * root app syncs this folder from GitHub, so the whole tree (the Forgejo mirror Job among it) comes up without
+   * the empty Forgejo; the flip then moves the root app to `apps` on Forgejo.
+   */
+  seedApps: 'argocd/seed-apps',
   /** The root app-of-apps (applied by the bootstrap in Phase 0). */
   root: 'argocd/root',
   /** The AppProject (applied by the bootstrap in Phase 0, reconciled by the `projects` Application after). */

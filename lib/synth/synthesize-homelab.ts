@@ -12,6 +12,7 @@ import { buildPlan } from '../plan/homelab-plan';
 import { renderOverview } from '../plan/render-overview';
 import { MIN_KUBECTL_VERSION } from '../shared/pins';
 import { SOPS_PLUGIN_NAME } from '../shared/names';
+import { ARGOCD_DIST } from '../shared/dist-layout';
 import { OutputFile, OutputFiles, OutputTree, serializeFiles } from '../output/output-tree';
 import { assertValidOutput } from '../validation/validate-output';
 // Straight from the file: the coverage index imports this module.
@@ -56,16 +57,46 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   if (decrypts) bootstrap.installSopsAgeKey(config.argocd.sopsSecrets.ageKeyFile);
   // Phase 0 applies the project and the root app once; from then on Argo CD reconciles them from git.
   bootstrap.argocdRoot.addObjectsFrom(() => [argocd.project.resource.toJson(), argocd.root.resource.toJson()]);
+  // After the cutover a rebuild first applies the root app reading the GitHub seed, and it syncs a copy of the
+  // Applications that read the seed too: Forgejo is empty until the mirror Job of that tree has run.
+  const seedUrl = repoUrlFor({ ...config, git: { ...config.git, source: 'github' } }, bootstrap.forgejo);
+  const seedApps = argocd.repo.distFile(ARGOCD_DIST.seedApps);
+  bootstrap.seedRootStep?.addObjectsFrom(() => [
+    argocd.project.resource.toJson(),
+    readingRepo(argocd.root.resource.toJson(), seedUrl, seedApps),
+  ]);
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),
     ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION, expectedCluster: config.cluster })],
     ...argocd.renderFiles(),
   ]);
+  if (bootstrap.seedRootStep) {
+    for (const [file, content] of [...files]) {
+      if (!file.startsWith(`${ARGOCD_DIST.apps}/`) || typeof content === 'string') continue;
+      files.set(`${ARGOCD_DIST.seedApps}/${file.slice(ARGOCD_DIST.apps.length + 1)}`, content.map((doc) => replaceString(doc, argocd.repo.url, seedUrl)));
+    }
+  }
   files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
   assertValidOutput(files);
   return { app, config, bootstrap, argocd, tree: serializeFiles(files) };
+}
+
+/** An Application with its single source reading `path` of `repoUrl` instead. */
+function readingRepo(app: Record<string, any>, repoUrl: string, path: string): Record<string, any> {
+  if (!app.spec?.source) throw new Error(`internal: Application '${app.metadata?.name}' has no single spec.source to point at ${repoUrl}`);
+  return { ...app, spec: { ...app.spec, source: { ...app.spec.source, repoURL: repoUrl, path } } };
+}
+
+/** `value` with every string equal to `from` replaced by `to`, at any depth (a copy; `value` is not changed). */
+function replaceString<T>(value: T, from: string, to: string): T {
+  if (value === from) return to as T;
+  if (Array.isArray(value)) return value.map((v) => replaceString(v, from, to)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceString(v, from, to)])) as T;
+  }
+  return value;
 }
 
 /** Namespaces every cluster has; Phase 0 never re-labels them. */

@@ -56,3 +56,67 @@ describe('BootstrapPlan wiring', () => {
     expect(volumes).toContain('"value":"/sops/keys.txt"');
   });
 });
+
+describe('BootstrapPlan after the cutover: a rebuild seeds from GitHub, verifies the mirror, then flips', () => {
+  const FORGEJO_URL = 'http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git';
+  const cutover = (overrides: Partial<typeof REFERENCE_HOMELAB.git> = {}) => new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', {
+    config: parseHomelabConfig({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source: 'forgejo', ...overrides } }),
+    repoUrl: () => FORGEJO_URL,
+  });
+
+  test('before the cutover there are no seed steps and no mirror check', () => {
+    const p = plan();
+    expect(p.seedCredentialStep).toBeUndefined();
+    expect(p.seedRootStep).toBeUndefined();
+    expect(p.steps.flatMap((s) => s.preconditions).filter((c) => c.kind === 'git-mirror-current')).toEqual([]);
+    expect(p.repoCredential.secretFileCheckedAt).toBe('preflight');
+  });
+
+  test('the GitHub seed credential and root step come first, and the flip depends on Forgejo and on them', () => {
+    // GIVEN / WHEN
+    const p = cutover();
+    // THEN
+    const seedCredential = p.seedCredentialStep!;
+    const seedRoot = p.seedRootStep!;
+    expect(seedCredential.preconditions).toEqual([expect.objectContaining({ kind: 'local-file', variable: 'SEED_DEPLOY_KEY', format: 'ssh-private-key' })]);
+    expect(seedRoot.dependencies.map((d) => d.step)).toEqual([p.argocdInstall, seedCredential]);
+    expect(p.repoCredentialStep.dependencies.map((d) => d.step)).toEqual(expect.arrayContaining([p.forgejoStep, seedRoot]));
+    expect(p.argocdRoot.dependencies.map((d) => d.step)).toContain(p.repoCredentialStep);
+    expect(p.repoCredential.url).toBe(FORGEJO_URL);
+  });
+
+  test('the flip step checks the token at its step, then that the mirror holds the seed\'s commit', () => {
+    const p = cutover();
+    expect(p.repoCredential.secretFileCheckedAt).toBe('step');
+    expect(p.repoCredentialStep.preconditions).toEqual([
+      expect.objectContaining({ kind: 'local-file', variable: 'FORGEJO_READ_TOKEN', checkedAt: 'step' }),
+      {
+        kind: 'git-mirror-current',
+        seedUrl: 'git@github.com:homelab-owner/homelab.git',
+        seedKeyVariable: 'SEED_DEPLOY_KEY',
+        branch: 'main',
+        forgejoNamespace: p.forgejo.namespace,
+        forgejoDeployment: p.forgejo.name,
+        forgejoPort: p.forgejo.httpPort,
+        repoOwner: 'homelab-owner',
+        repoName: 'homelab',
+        tokenVariable: 'FORGEJO_READ_TOKEN',
+        // the default mirror interval (10m0s) and 15 minutes for Argo CD to create the mirror
+        timeoutSeconds: 600 + 900,
+        hint: expect.stringContaining('GitHub stays the repository you push to'),
+      },
+    ]);
+  });
+
+  test('the mirror check follows git.targetRevision and forgejo.repoOwner', () => {
+    const p = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', {
+      config: parseHomelabConfig({
+        ...REFERENCE_HOMELAB,
+        git: { ...REFERENCE_HOMELAB.git, source: 'forgejo', targetRevision: 'release' },
+        forgejo: { ...REFERENCE_HOMELAB.forgejo, repoOwner: 'platform' },
+      }),
+      repoUrl: () => FORGEJO_URL,
+    });
+    expect(p.repoCredentialStep.preconditions[1]).toMatchObject({ branch: 'release', repoOwner: 'platform' });
+  });
+});

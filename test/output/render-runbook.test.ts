@@ -294,3 +294,55 @@ describe('renderRunbook', () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe('renderRunbook: local files checked at their step, and the mirror check', () => {
+  const MIRROR = {
+    kind: 'git-mirror-current' as const,
+    seedUrl: 'git@github.com:o/r.git',
+    seedKeyVariable: 'SEED_DEPLOY_KEY',
+    branch: 'main',
+    forgejoNamespace: 'cicd',
+    forgejoDeployment: 'forgejo',
+    forgejoPort: 3000,
+    repoOwner: 'o',
+    repoName: 'r',
+    tokenVariable: 'TOKEN',
+    timeoutSeconds: 60,
+    hint: 'the mirror Application creates it',
+  };
+  function flipSteps(mirror: Partial<typeof MIRROR> = {}) {
+    const app = Testing.app();
+    const seed = namespaceStep(app, 'seed');
+    seed.addPrecondition({ kind: 'local-file', variable: 'SEED_DEPLOY_KEY', defaultPath: '~/.ssh/seed', hint: 'make a key', format: 'ssh-private-key' });
+    const flip = namespaceStep(app, 'flip');
+    flip.addPrecondition({ kind: 'local-file', variable: 'TOKEN', defaultPath: '~/token', hint: 'make a token', format: 'token', checkedAt: 'step' });
+    flip.addPrecondition({ ...MIRROR, ...mirror });
+    flip.dependsOn(seed, 'the seed first');
+    return planSteps([seed, flip]);
+  }
+
+  test('a file checked at its step is not needed in the preflight, and is checked before the mirror, in its step', () => {
+    const calls = runbookCalls(renderRunbook(flipSteps(), OPTIONS));
+    expect(calls).toContain('default_path TOKEN "$HOME"/token');
+    expect(calls.filter((c) => c.startsWith('need_file'))).toEqual([
+      'need_file SEED_DEPLOY_KEY ssh-private-key \'make a key\'',
+      'need_file TOKEN token \'make a token\'',
+    ]);
+    const at = (prefix: string) => calls.findIndex((c) => c.startsWith(prefix));
+    expect(at('need_file SEED_DEPLOY_KEY')).toBeLessThan(at('confirm_cluster'));
+    expect(at('step 2 flip')).toBeLessThan(at('need_file TOKEN'));
+    expect(at('need_file TOKEN')).toBeLessThan(at('verify_mirror'));
+    expect(at('verify_mirror')).toBeLessThan(at('apply flip'));
+    expect(calls[at('verify_mirror')]).toBe("verify_mirror 60 git@github.com:o/r.git SEED_DEPLOY_KEY main cicd forgejo 3000 o r TOKEN 'the mirror Application creates it'");
+  });
+
+  test('throws when the mirror check reads a file no step declares', () => {
+    expect(() => renderRunbook(flipSteps({ tokenVariable: 'OTHER' }), OPTIONS))
+      .toThrow("bootstrap step 'flip': the mirror check reads $OTHER, but no step declares that local file.");
+  });
+
+  test('throws when the mirror check is not given a branch', () => {
+    expect(() => renderRunbook(flipSteps({ branch: 'HEAD' }), OPTIONS))
+      .toThrow("bootstrap step 'flip': the mirror check compares a branch, got 'HEAD'. After the cutover git.targetRevision must name a branch");
+  });
+});

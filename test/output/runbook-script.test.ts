@@ -1,10 +1,17 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
-import { RunbookOptions } from '../../lib/output/render-runbook';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
+import { planSteps, RenderedStep } from '../../lib/output/render-steps';
+import { writeTree } from '../../lib/output/output-tree';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { buildSteps, FAKE_AGE_KEY, FAKE_SSH_KEY, FixtureOptions, RunbookSandbox, RunResult, writeRunbook } from '../fixtures/runbook-fixture';
 import { findTool, testWith } from '../tools';
 
 const SCRIPT = findTool('script (util-linux)', ['script']);
+const SHELLCHECK = findTool('shellcheck');
 
 const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
 /** Confirms the cluster without asking: the runs below have no terminal. */
@@ -523,10 +530,11 @@ describe('bootstrap.sh against a recording kubectl', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toContain(`  ✓ SOPS_AGE_KEY_FILE=${key}\n`);
       const create = `create secret generic sops-age -n argocd --from-file=keys.txt=${key} --dry-run=client -o yaml`;
-      expect(r.calls.slice(-4)).toEqual([
+      // the two sides of the pipe start together, so either may log first
+      const last = r.calls.slice(-4);
+      expect([last[0], [...last.slice(1, 3)].sort(), last[3]]).toEqual([
         'get secret argocd-secret -n argocd',
-        create,
-        `${SSA}-repo-credential -f -`,
+        [create, `${SSA}-repo-credential -f -`].sort(),
         `${SSA}-repo-credential -k <staging>/04-repo-credential`,
       ]);
       expect(fs.readFileSync(`${box.log}.secret`, 'utf8')).toBe(FAKE_AGE_KEY);
@@ -579,5 +587,173 @@ describe('bootstrap.sh against a recording kubectl', () => {
       expect(r.stderr).toContain(`    inspect: kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-database -f ${box.dir}/03-database.yaml\n`);
       expect(inspectedPaths(r.stderr).filter((p) => !fs.existsSync(p))).toEqual([]);
     });
+  });
+});
+
+/**
+ * The runbook of the reference homelab after the cutover (`git.source: 'forgejo'`), as synthesized, run on a bare
+ * cluster: the GitHub seed first, then Forgejo, then the mirror check, and only then the flip.
+ */
+describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () => {
+  const SEED = 'git@github.com:homelab-owner/homelab.git';
+  const HEAD = 'a'.repeat(40);
+  const OLD = 'b'.repeat(40);
+  const MIRROR_API = 'http://127.0.0.1:3000/api/v1/repos/homelab-owner/homelab/branches/main';
+  const LS_REMOTE = `git ls-remote ${SEED} refs/heads/main`;
+  const EXEC = 'exec -i -n cicd deploy/forgejo -- sh -c IFS= read -r t; wget -q -O - --header "Authorization: token $t" "$1" sh ' + MIRROR_API;
+  const TOKEN = 'forgejo-read-token-value';
+
+  /** A sandbox with the post-cutover bootstrap/ of the reference homelab, its key files, and a fake git. */
+  function rebuildSandbox(source: 'github' | 'forgejo', runbook: (planned: RenderedStep[]) => string | undefined = () => undefined): RunbookSandbox {
+    const synthesis = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source } });
+    const files = new Map([...synthesis.tree].filter(([f]) => f.startsWith('bootstrap/')).map(([f, c]) => [f.slice('bootstrap/'.length), c]));
+    const replaced = runbook(planSteps(synthesis.bootstrap.steps));
+    if (replaced !== undefined) files.set('bootstrap.sh', replaced);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-'));
+    writeTree(files, path.join(root, 'bootstrap'));
+    const box = new RunbookSandbox(path.join(root, 'bootstrap'));
+    box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
+    box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
+    box.useFakeGit();
+    return box;
+  }
+  const callIndex = (calls: readonly string[], pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
+
+  describe('a bare cluster where the mirror is current', () => {
+    let box: RunbookSandbox;
+    let run: RunResult;
+    beforeAll(() => {
+      // GIVEN the token made in the new Forgejo, and Forgejo's mirror at GitHub's head
+      box = rebuildSandbox('forgejo');
+      box.writeHomeFile('.config/homelab/forgejo-read-token', `${TOKEN}\n`);
+      // WHEN
+      run = box.run(YES, { FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
+    });
+
+    test('seeds from GitHub, brings Forgejo up, verifies the mirror, then flips', () => {
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const at = (p: RegExp) => {
+        const i = callIndex(run.calls, p);
+        expect([p, i]).not.toEqual([p, -1]);
+        return i;
+      };
+      const order = [
+        at(/-forgejo -f <dir>\/04-forgejo\.yaml$/),
+        at(/^rollout status deployment\/forgejo -n cicd/),
+        at(/-argocd-seed-credential -k <staging>\/06-argocd-seed-credential$/),
+        at(/-argocd-seed-root -f <dir>\/07-argocd-seed-root\.yaml$/),
+        run.calls.indexOf(LS_REMOTE),
+        run.calls.indexOf(EXEC),
+        at(/-argocd-repo-credential -k <staging>\/08-argocd-repo-credential$/),
+        at(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/),
+      ];
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      expect(order[4]).toBeGreaterThan(-1);
+      // the flip is the last thing the runbook does
+      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/);
+      expect(run.stdout).toContain(`✓ Forgejo mirror homelab-owner/homelab holds the commit of main on ${SEED} (${HEAD})`);
+      expect(run.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
+    });
+
+    test('the seed root app reads GitHub and the flipped one Forgejo', () => {
+      const seedRoot = fs.readFileSync(path.join(box.dir, '07-argocd-seed-root.yaml'), 'utf8');
+      const root = fs.readFileSync(path.join(box.dir, '09-argocd-root.yaml'), 'utf8');
+      expect(seedRoot).toContain(`repoURL: ${SEED}`);
+      expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps');
+      expect(root).toContain('repoURL: http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
+      expect(fs.readFileSync(path.join(box.dir, '06-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
+    });
+
+    test('the seed is read with the deploy key; the token goes to Forgejo on stdin, never on a command line', () => {
+      expect(fs.readFileSync(`${box.log}.git-ssh`, 'utf8')).toContain(`ssh -i ${path.join(box.home, '.ssh/argocd_seed')} -o IdentitiesOnly=yes`);
+      expect(fs.readFileSync(`${box.log}.exec-stdin`, 'utf8')).toBe(`${TOKEN}\n`);
+      expect(run.rawCalls.join('\n') + run.stdout + run.stderr).not.toContain(TOKEN);
+    });
+  });
+
+  test('FORGEJO_READ_TOKEN is not needed before Forgejo exists: the run stops at the flip step, after Forgejo', () => {
+    // GIVEN no token file (Forgejo does not exist yet, so neither does its token)
+    const box = rebuildSandbox('forgejo');
+    // WHEN
+    const r = box.run(YES, { FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
+    // THEN the preflight passes, GitHub seeds Argo CD, and the run stops before the mirror check and the flip
+    expect(r.status).toBe(1);
+    expect(r.stdout).not.toContain('FORGEJO_READ_TOKEN');
+    expect(r.stderr).toContain('✗ FAILED: FORGEJO_READ_TOKEN: no file at');
+    expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+    expect(callIndex(r.calls, /-argocd-seed-root -f /)).toBeGreaterThan(-1);
+    expect(r.calls.filter((c) => /^git |^exec |-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
+  });
+
+  describe('stops before the flip, naming why', () => {
+    // a one-second mirror check polled every 0.25s: the synthesized check waits a mirror interval and more
+    const short = (planned: RenderedStep[]) => renderRunbook(planned, { minKubectlVersion: '1.29', pollIntervalSeconds: 0.25 })
+      .replace(/^verify_mirror \d+ /m, 'verify_mirror 1 ');
+    let box: RunbookSandbox;
+    beforeAll(() => {
+      box = rebuildSandbox('forgejo', short);
+      box.writeHomeFile('.config/homelab/forgejo-read-token', `${TOKEN}\n`);
+    });
+    const noFlip = (r: RunResult) => {
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('Not flipping the root app to Forgejo: it keeps reading the GitHub seed.');
+      expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+      expect(r.calls.filter((c) => /-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
+      // it polled: GitHub and Forgejo were asked more than once
+      expect(r.calls.filter((c) => c === EXEC).length).toBeGreaterThan(1);
+    };
+
+    test('when the mirror is missing', () => {
+      const r = box.run(YES, { FAKE_SEED_COMMIT: HEAD });
+      noFlip(r);
+      expect(r.stderr).toContain('the mirror is missing: Forgejo has no repository homelab-owner/homelab with a branch main');
+      expect(r.stderr).toContain('hint: Argo CD\'s forgejo-mirror Application, synced by the root app from the GitHub seed, creates the pull-mirror');
+    });
+
+    test('when the mirror is stale', () => {
+      const r = box.run(YES, { FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: OLD });
+      noFlip(r);
+      expect(r.stderr).toContain(`the mirror is stale: Forgejo's main is at ${OLD}, the GitHub seed's at ${HEAD}`);
+    });
+
+    test('when the seed cannot be read, at once', () => {
+      const r = box.run(YES, { FAKE_SEED_UNREACHABLE: '1', FAKE_FORGEJO_COMMIT: HEAD });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`✗ FAILED: read main from the GitHub seed ${SEED} with $SEED_DEPLOY_KEY`);
+      expect(r.stderr).toContain('Permission denied (publickey)');
+      expect(r.calls.filter((c) => c === EXEC || /-argocd-root /.test(c))).toEqual([]);
+    });
+  });
+
+  test('--dry-run plans the mirror check between the seed and the flip', () => {
+    const box = rebuildSandbox('forgejo');
+    const r = box.run(['--dry-run']);
+    expect(r.status).toBe(0);
+    const out = r.stdout;
+    // the token is a need of the flip step, not of the preflight
+    const token = `needs   FORGEJO_READ_TOKEN=${path.join(box.home, '.config/homelab/forgejo-read-token')} (MISSING`;
+    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[8/9] argocd-repo-credential'));
+    expect(out.indexOf('[7/9] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
+    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 09-argocd-root.yaml'));
+    expect(out.indexOf('[8/9] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[7/9] argocd-seed-root'));
+  });
+
+  test('before the cutover the path is unchanged: GitHub credential, then the root app, and no mirror check', () => {
+    const r = rebuildSandbox('github').run(YES);
+    expect(r.status).toBe(0);
+    expect(r.calls.slice(-2)).toEqual([
+      `${SSA}-argocd-repo-credential -k <staging>/06-argocd-repo-credential`,
+      `${SSA}-argocd-root -f <dir>/07-argocd-root.yaml`,
+    ]);
+    expect(r.calls.filter((c) => /^git |^exec /.test(c))).toEqual([]);
+    expect(r.stdout).toMatch(/Bootstrap complete: 7 steps applied and ready.\n$/);
+  });
+
+  testWith(SHELLCHECK)('the post-cutover script is shellcheck-clean', () => {
+    const box = rebuildSandbox('forgejo');
+    const r = spawnSync(SHELLCHECK.command!, ['--shell=bash', '--severity=style', path.join(box.dir, 'bootstrap.sh')], { encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });

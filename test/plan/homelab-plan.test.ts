@@ -57,7 +57,14 @@ describe('buildPlan, reference homelab', () => {
     expect(c.githubUrl).toBe(config.git.githubSeedUrl);
     expect(c.forgejoUrl).toBe(repoUrlFor(parseHomelabConfig(withGit({ source: 'forgejo' })), bootstrap.forgejo));
     expect(c.forgejoUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
-    expect(c.reapply).toEqual(['06-argocd-repo-credential', '07-argocd-root.yaml']);
+    // the files as the post-cutover runbook applies them: the GitHub seed first, then the verified flip
+    expect(c.reapply).toEqual({
+      seedCredential: '06-argocd-seed-credential',
+      seedRoot: '07-argocd-seed-root.yaml',
+      credential: '08-argocd-repo-credential',
+      root: '09-argocd-root.yaml',
+    });
+    expect(c.branch).toBe('main');
     expect(tree.has(c.runbook)).toBe(true);
     expect(tree.has(c.rootApp.file)).toBe(true);
     expect(tree.has(c.project.file)).toBe(true);
@@ -89,6 +96,17 @@ describe('buildPlan after the cutover', () => {
   test('the root step now also needs Forgejo', () => {
     const root = plan.steps.find((s) => s.stepName === 'argocd-root')!;
     expect(root.dependencies.map((d) => d.stepName)).toContain('forgejo');
+  });
+
+  test('the GitHub seed comes first, then the mirror is verified, then the root app flips', () => {
+    expect(plan.steps.map((s) => s.stepName).slice(-4)).toEqual(['argocd-seed-credential', 'argocd-seed-root', 'argocd-repo-credential', 'argocd-root']);
+    const flip = plan.steps.find((s) => s.stepName === 'argocd-repo-credential')!;
+    expect(flip.dependencies.map((d) => d.stepName)).toEqual(expect.arrayContaining(['forgejo', 'argocd-seed-root']));
+    expect(flip.preconditions).toEqual([
+      expect.stringMatching(/^local file ~\/\.config\/homelab\/forgejo-read-token \(or \$FORGEJO_READ_TOKEN\)/),
+      expect.stringMatching(/^the Forgejo pull-mirror homelab-owner\/homelab exists and its branch main is at the commit git@github\.com:homelab-owner\/homelab\.git has/),
+    ]);
+    expect(plan.steps.find((s) => s.stepName === 'argocd-root')!.dependencies.map((d) => d.stepName)).toContain('argocd-repo-credential');
   });
 });
 

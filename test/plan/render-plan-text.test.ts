@@ -63,7 +63,9 @@ describe('renderPlanText, reference homelab', () => {
     expect(joined).toContain('the repository credential: Secret argocd/homelab-repo-forgejo with an HTTP token');
     expect(joined).toContain('argocd/homelab-repo-github with an SSH deploy key');
     expect(joined).toContain('3. Set git.source: \'forgejo\' in the homelab config.');
-    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch: it applies 06-argocd-repo-credential .* and 07-argocd-root\.yaml/);
+    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch\. It applies 06-argocd-seed-credential and 07-argocd-seed-root\.yaml .* then 08-argocd-repo-credential verifies that Forgejo's pull-mirror holds the commit of main on GitHub .* then 09-argocd-root\.yaml points the root app at Forgejo/);
+    expect(joined).toContain('Keep pushing to GitHub: it stays the repository that is written to. Forgejo holds a pull-mirror, which refuses pushes');
+    expect(joined).toMatch(/Rebuild after the cutover: run the same runbook on the bare cluster\. It seeds Argo CD from GitHub, brings Forgejo up, waits for the mirror/);
   });
 
   test('no line is wider than 80 columns', () => {

@@ -114,6 +114,36 @@ describe('the ddb-cluster example (the older layout, by config alone)', () => {
   });
 });
 
+describe('after the cutover: the seed tree a rebuild starts from', () => {
+  const GITHUB = 'git@github.com:homelab-owner/homelab.git';
+  const FORGEJO = 'http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git';
+  const { tree } = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source: 'forgejo' } });
+  const files = (prefix: string) => [...tree.keys()].filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length));
+
+  test('every Application has a seed copy reading GitHub, identical but for the URL', () => {
+    expect(files('argocd/seed-apps/')).toEqual(files('argocd/apps/'));
+    for (const name of files('argocd/apps/')) {
+      const app = tree.get(`argocd/apps/${name}`)!;
+      const seed = tree.get(`argocd/seed-apps/${name}`)!;
+      expect(seed).not.toContain(FORGEJO);
+      expect(seed).toBe(app.split(FORGEJO).join(GITHUB));
+    }
+  });
+
+  test('the seed root app syncs the seed tree from GitHub; the flipped root syncs the Applications from Forgejo', () => {
+    const seedRoot = tree.get('bootstrap/07-argocd-seed-root.yaml')!;
+    expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps\n');
+    expect(seedRoot).toContain(`repoURL: ${GITHUB}\n`);
+    const root = tree.get('bootstrap/09-argocd-root.yaml')!;
+    expect(root).toContain('path: k8s/generated/argocd/apps\n');
+    expect(root).toContain(`repoURL: ${FORGEJO}\n`);
+  });
+
+  test('before the cutover there is no seed tree', () => {
+    expect([...synthesizeHomelab(REFERENCE_HOMELAB).tree.keys()].filter((f) => f.includes('seed'))).toEqual([]);
+  });
+});
+
 describe('cycles', () => {
   test('throws naming the circle when Forgejo is delivered by the root app it serves', () => {
     // GIVEN the Phase-2 cutover (the root app reads Forgejo)

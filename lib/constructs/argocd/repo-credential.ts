@@ -30,6 +30,12 @@ export interface RepoCredentialProps {
    * @default '~/.ssh/argocd_seed'
    */
   readonly secretFile?: string;
+  /**
+   * When the runbook checks `secretFile`: before the first change, or just before this credential is applied (for
+   * a token of a git host the runbook itself installs earlier, which cannot exist on a bare cluster).
+   * @default 'preflight'
+   */
+  readonly secretFileCheckedAt?: 'preflight' | 'step';
 }
 
 /**
@@ -45,6 +51,7 @@ export class RepoCredential extends Construct implements IBootstrapComponent {
   public readonly name: string;
   public readonly auth: 'ssh' | 'http-token';
   public readonly secretFile: string;
+  public readonly secretFileCheckedAt: 'preflight' | 'step';
   /** Key of the Secret that receives the file content. */
   public readonly secretKey: 'sshPrivateKey' | 'password';
   /** A kustomization whose `secretGenerator` reads the local file the runbook copies in first. */
@@ -57,6 +64,7 @@ export class RepoCredential extends Construct implements IBootstrapComponent {
     this.name = props.name ?? 'homelab-repo';
     this.auth = props.auth ?? 'ssh';
     this.secretFile = props.secretFile ?? '~/.ssh/argocd_seed';
+    this.secretFileCheckedAt = props.secretFileCheckedAt ?? 'preflight';
     this.secretKey = this.auth === 'ssh' ? 'sshPrivateKey' : 'password';
 
     const literals = ['type=git', `url=${this.url}`];
@@ -86,6 +94,7 @@ export class RepoCredential extends Construct implements IBootstrapComponent {
           : 'Create a read-only Forgejo access token for Argo CD and save it in that file (chmod 600).',
         copyAs: this.secretKey,
         format: this.auth === 'ssh' ? 'ssh-private-key' : 'token',
+        ...(this.secretFileCheckedAt === 'step' ? { checkedAt: 'step' as const } : {}),
       }],
     };
   }

@@ -91,6 +91,45 @@ export interface LocalFileSpec {
    * @default - any content: only existence, size and permissions are checked
    */
   readonly format?: LocalFileFormat;
+  /**
+   * When the runbook checks the file: `preflight`, before the first change, or `step`, just before the step that
+   * reads it, for a file that can only exist once an earlier step ran (a token of a server the runbook installs).
+   * @default 'preflight'
+   */
+  readonly checkedAt?: 'preflight' | 'step';
+}
+
+/**
+ * A Forgejo pull-mirror holds exactly the commit the seed's branch points at: the runbook reads the branch head
+ * from the seed with `git ls-remote` (SSH, with the seed's deploy key), and Forgejo's from its API
+ * (`GET /api/v1/repos/{owner}/{repo}/branches/{branch}`, asked from inside the Forgejo container through
+ * `kubectl exec`, the token on stdin), and polls until they are equal. It stops when the mirror is missing or
+ * still differs after `timeoutSeconds`, naming which.
+ */
+export interface GitMirrorCurrentPrecondition {
+  readonly kind: 'git-mirror-current';
+  /** The seed repository's SSH URL, e.g. `git@github.com:owner/homelab.git`. */
+  readonly seedUrl: string;
+  /** Variable of the local SSH private key that may read the seed (a local file checked elsewhere). */
+  readonly seedKeyVariable: string;
+  /** The branch both must agree on (the root app's `targetRevision`). */
+  readonly branch: string;
+  /** Namespace of the Forgejo Deployment. */
+  readonly forgejoNamespace: string;
+  /** The Forgejo Deployment; the runbook execs into its default container. */
+  readonly forgejoDeployment: string;
+  /** Port Forgejo serves HTTP on inside the container. */
+  readonly forgejoPort: number;
+  /** Owner of the mirror repository in Forgejo. */
+  readonly repoOwner: string;
+  /** Name of the mirror repository in Forgejo. */
+  readonly repoName: string;
+  /** Variable of the local file that holds a Forgejo token allowed to read the repository. */
+  readonly tokenVariable: string;
+  /** How long the runbook polls for a current mirror (at least one mirror interval). */
+  readonly timeoutSeconds: number;
+  /** What creates and updates the mirror, shown when it is missing or stale. */
+  readonly hint: string;
 }
 
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
@@ -130,7 +169,8 @@ export type Precondition =
     readonly name: string;
     /** Key of the Secret that receives the file's content, e.g. `keys.txt`. */
     readonly key: string;
-  });
+  })
+  | GitMirrorCurrentPrecondition;
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {

@@ -11,6 +11,8 @@ describe('RepoCredential', () => {
     expect(credential.name).toBe('homelab-repo');
     expect(credential.auth).toBe('ssh');
     expect(credential.secretFile).toBe('~/.ssh/argocd_seed');
+    expect(credential.secretFileCheckedAt).toBe('preflight');
+    expect(credential.bootstrapRequirements.preconditions![0]).not.toHaveProperty('checkedAt');
     expect(credential.secretKey).toBe('sshPrivateKey');
   });
 
@@ -48,12 +50,14 @@ describe('RepoCredential', () => {
       auth: 'http-token',
       username: 'reader',
       secretFile: '~/.config/homelab/forgejo-read-token',
+      secretFileCheckedAt: 'step',
     };
     const credential = new RepoCredential(Testing.chart(), 'Credential', props);
     const generator = (credential.bootstrapRequirements.kustomization!.extra!.secretGenerator as any[])[0];
     expect(generator.files).toEqual(['password']);
     expect(generator.literals).toEqual(['type=git', `url=${props.url}`, 'username=reader']);
-    expect(credential.bootstrapRequirements.preconditions![0]).toEqual(expect.objectContaining({ variable: 'FORGEJO_READ_TOKEN', copyAs: 'password', format: 'token' }));
+    expect(credential.bootstrapRequirements.preconditions![0]).toEqual(expect.objectContaining({ variable: 'FORGEJO_READ_TOKEN', copyAs: 'password', format: 'token', checkedAt: 'step' }));
+    expect(credential.secretFileCheckedAt).toBe('step');
   });
 
   test('defines no object: nothing secret can reach the output', () => {
