@@ -115,6 +115,7 @@ export class BootstrapPlan extends Construct {
       databaseSecret: config.forgejo.databaseSecret,
       storageSize: config.forgejo.storageSize,
       storageClass: config.forgejo.storageClass,
+      expose: config.forgejo.expose,
     });
     this.forgejoStep.addComponent(this.forgejo);
     this.forgejoStep.dependsOn(this.namespaces, `Forgejo lives in namespace '${this.forgejo.namespace}'`);
