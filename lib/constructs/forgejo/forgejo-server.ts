@@ -178,6 +178,11 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
   public readonly deployment: Deployment;
   public readonly httpService: Service;
   public readonly sshService: Service;
+  /**
+   * Forgejo's configuration as environment variables (`FORGEJO__section__KEY`, secrets by reference), for a
+   * Job that runs the Forgejo CLI against the same database.
+   */
+  public readonly configEnv: Readonly<Record<string, EnvValue>>;
   /** How Forgejo is reachable from outside the cluster. */
   public readonly expose: ForgejoExpose;
   /** The LoadBalancer Service `forgejo-lan`, when `expose.type` is `LoadBalancer`. */
@@ -254,7 +259,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
         image: this.image,
         imagePullPolicy: ImagePullPolicy.IF_NOT_PRESENT,
         ports: [{ number: HTTP_PORT, name: 'http' }, { number: SSH_PORT, name: 'ssh' }],
-        envVariables: {
+        envVariables: this.configEnv = {
           GITEA_TEMP: EnvValue.fromValue('/tmp/gitea'),
           FORGEJO__database__DB_TYPE: EnvValue.fromValue('postgres'),
           FORGEJO__database__HOST: EnvValue.fromValue(`${cluster.readWriteHost}:5432`),
