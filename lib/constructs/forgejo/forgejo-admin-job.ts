@@ -96,8 +96,17 @@ export interface ForgejoAdminJobProps {
  * and bodies from files, so nothing secret is in a process's arguments except the initial password given to
  * `admin user create` inside the Job's own container.
  *
+ * Sources: the CLI's `admin user create --admin --username --email --password --must-change-password` and
+ * `admin user list --admin` (Forgejo command-line reference; the "create, else leave it" pattern is the one the
+ * NixOS wiki's Forgejo page uses); `generate-access-token --username --token-name --scopes --raw` (cmd/
+ * admin_user_generate_access_token.go, inherited from Gitea); `environment-to-ini --config`, which the rootless
+ * image's docker/rootless/usr/local/bin/docker-setup.sh runs on every start; `POST /api/v1/orgs` with
+ * `CreateOrgOption` `{ username, visibility }` (visibility `public`, `limited` or `private`).
+ *
  * @see https://forgejo.org/docs/latest/admin/command-line/
  * @see https://forgejo.org/docs/latest/user/token-scope/
+ * @see https://codeberg.org/forgejo/forgejo/src/branch/forgejo/docker/rootless/usr/local/bin/docker-setup.sh
+ * @see https://forgejo.org/docs/latest/user/api-usage/
  */
 export class ForgejoAdminJob extends Construct implements IBootstrapComponent {
   public readonly name: string;

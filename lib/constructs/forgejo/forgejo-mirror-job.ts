@@ -201,7 +201,8 @@ export class ForgejoMirrorJob extends Construct {
  * was created with (a fingerprint, not the token). When the mirror exists and the fingerprint differs, the
  * stored credentials are stale. Forgejo's `PATCH /api/v1/repos/{owner}/{repo}` has no field for a pull-mirror's
  * credentials (its `EditRepoOption` ignores unknown fields, so sending `auth_token` would "succeed" and change
- * nothing; Gitea added one only in go-gitea/gitea#37468), so the mirror is re-created safely: a new mirror is
+ * nothing; Gitea added one only in go-gitea/gitea#37468 for go-gitea/gitea#30922 and #31254, and the
+ * gitea-mirror maintainers confirm Forgejo lacks it in RayLabsHQ/gitea-mirror#263), so the mirror is re-created safely: a new mirror is
  * migrated under `<repo>-rotating` with the new token first; only when that succeeded is the old one deleted
  * (`DELETE /api/v1/repos/{owner}/{repo}`) and the new one renamed into place (`PATCH` with `name`). A failed
  * migration leaves the old mirror as it was. A pull-mirror holds nothing that is not on GitHub.
