@@ -122,7 +122,7 @@ const CASES: HostileCase[] = [
   { name: 'an Ingress host given as a URL', config: edited((c) => { c.forgejo.expose = { type: 'Ingress', host: 'https://git.home.arpa' }; }),
     path: 'forgejo.expose.host', message: "'https://git.home.arpa' is not a host name; write it like 'git.home.arpa' (lower case, no scheme, port or path)." },
   { name: 'an Ingress without a host', config: edited((c) => { c.forgejo.expose = { type: 'Ingress' }; }),
-    path: 'forgejo.expose.host', message: '' },
+    path: 'forgejo.expose.host', message: 'is required; set it to a string.' },
   { name: 'an Ingress key on a LoadBalancer', config: edited((c) => { c.forgejo.expose = { type: 'LoadBalancer', host: 'git.home.arpa' }; }),
     path: 'forgejo.expose.host', message: 'unknown key' },
   { name: 'an IngressClass in upper case', config: edited((c) => { c.forgejo.expose = { type: 'Ingress', host: 'git.home.arpa', className: 'NGINX' }; }),

@@ -39,6 +39,9 @@ describe('BootstrapPlan wiring', () => {
     expect(p.forgejoAdmin.passwordSecret).toBe('forgejo-admin');
     expect(p.forgejoAdmin.tokenSecret).toEqual({ name: 'forgejo-admin-token', key: 'token' });
     expect(p.forgejoAdmin.repoOwner).toBe('homelab-owner');
+    // The config's default exposure reaches the construct.
+    expect(p.forgejo.expose).toEqual({ type: 'LoadBalancer' });
+    expect(p.forgejo.lanService?.name).toBe('forgejo-lan');
   });
 
   test('Forgejo starts only after the wait Job proves its database exists', () => {
