@@ -161,7 +161,8 @@ describe('validateConfig', () => {
 });
 
 describe('forgejo.expose and forgejo.admin', () => {
-  const parse = (forgejo: object) => parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, ...forgejo } } as HomelabConfig);
+  const parse = (forgejo: object) =>
+    parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, ...forgejo } } as HomelabConfig);
 
   test('default to a LoadBalancer without a pinned address and the forgejo-admin user', () => {
     const { forgejo } = parse({});
