@@ -357,7 +357,10 @@ export const ForgejoMirrorSchema = z.strictObject({
   githubTokenSecret: secretName.default('forgejo-github-mirror-token'),
   /** Key of the token in `githubTokenSecret`. @default 'token' */
   githubTokenKey: secretKey.default('token'),
-  /** Secret (in Forgejo's namespace) with a Forgejo token allowed to create the repository. @default 'forgejo-admin-token' */
+  /**
+   * Secret (in Forgejo's namespace) with the Forgejo token the mirror Job uses; the bootstrap's `forgejo-provision`
+   * Job issues the token and stores it there. @default 'forgejo-admin-token'
+   */
   forgejoTokenSecret: secretName.default('forgejo-admin-token'),
   /** Key of the token in `forgejoTokenSecret`. @default 'token' */
   forgejoTokenKey: secretKey.default('token'),
