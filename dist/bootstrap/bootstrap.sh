@@ -560,9 +560,13 @@ wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{
 
 step 4 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
+ensure_secret cicd forgejo-admin password 24
+ensure_secret cicd forgejo-admin-token token 20
+delete_job cicd forgejo-provision
 apply forgejo -f 04-forgejo.yaml
 wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600
+wait_job cicd forgejo-provision 900
 
 step 5 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
 install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE

@@ -90,6 +90,52 @@ export const DatabaseSchema = z.strictObject({
   deliveredBy: deliveredBy.default('bootstrap'),
 }).readonly();
 
+const ipAddress = checkedString((v) => {
+  const v4 = /^\d{1,3}(\.\d{1,3}){3}$/.test(v) && v.split('.').every((o) => Number(o) <= 255 && String(Number(o)) === o);
+  const v6 = v.includes(':') && /^[0-9a-fA-F:.]+$/.test(v) && URL.canParse(`http://[${v}]/`);
+  return v4 || v6 ? undefined : `${show(v)} is not an IPv4 or IPv6 address; write it like '192.168.1.165'.`;
+});
+const dnsHost = checkedString((v) => (v.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(v) ? undefined
+  : `${show(v)} is not a host name; write it like 'git.home.arpa' (lower case, no scheme, port or path).`));
+
+/**
+ * How Forgejo is reachable from the LAN. The decision record reaches Forgejo on a LAN address
+ * (`http://192.168.1.165:3000`), so the default is a LoadBalancer Service; its address is left to the load
+ * balancer (k3s ServiceLB answers on the node's own IP), because the record does not say that address is a
+ * load-balancer IP rather than the node's. Set `address` to pin one (MetalLB pool), which also sets ROOT_URL.
+ */
+export const ForgejoExposeSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('LoadBalancer'),
+    /** IP the load balancer should assign (`spec.loadBalancerIP`); ROOT_URL becomes `http://<address>:3000/`. @default - picked by the load balancer */
+    address: ipAddress.optional(),
+  }).readonly(),
+  z.strictObject({
+    type: z.literal('Ingress'),
+    /** Host the Ingress routes to Forgejo's HTTP Service; ROOT_URL becomes `http://<host>/`. */
+    host: dnsHost,
+    /** IngressClass of the Ingress. @default - the cluster's default IngressClass */
+    className: subdomainName('IngressClass name').optional(),
+  }).readonly(),
+  z.strictObject({ type: z.literal('ClusterIP') }).readonly(),
+]);
+
+/** The Forgejo administrator the bootstrap provisions. */
+export const ForgejoAdminSchema = z.strictObject({
+  /** User name of the administrator; Forgejo reserves `admin`. @default 'forgejo-admin' */
+  username: checkedString((v) => {
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}$/.test(v) || v.endsWith('.')) {
+      return `${show(v)} is not a valid Forgejo user name; use letters, digits, '-', '_' and '.', e.g. 'forgejo-admin'.`;
+    }
+    return v.toLowerCase() === 'admin' ? `${show(v)} is reserved by Forgejo; use another name, e.g. 'forgejo-admin'.` : undefined;
+  }).default('forgejo-admin'),
+  /** E-mail address of the administrator (Forgejo requires one). @default 'forgejo-admin@localhost' */
+  email: checkedString((v) => (/^[^\s@]+@[^\s@]+$/.test(v) ? undefined : `${show(v)} is not an e-mail address; write it like 'admin@home.arpa'.`))
+    .default('forgejo-admin@localhost'),
+  /** Secret (in Forgejo's namespace, key `password`) the runbook generates once for the administrator. @default 'forgejo-admin' */
+  passwordSecret: secretName.default('forgejo-admin'),
+}).readonly();
+
 /** The self-hosted git host. */
 export const ForgejoSchema = z.strictObject({
   /** Namespace of Forgejo and its Redis. @default 'cicd' */
@@ -105,6 +151,10 @@ export const ForgejoSchema = z.strictObject({
     : `${show(v)} is not a valid Forgejo user or organisation name; use letters, digits, '-', '_' and '.', e.g. 'homelab-owner'.`)).optional(),
   /** Secret in Forgejo's namespace with keys `username` and `password` for the database. @default - `<cluster>-app` */
   databaseSecret: secretName.optional(),
+  /** How Forgejo is reachable from the LAN. @default { type: 'LoadBalancer' } */
+  expose: ForgejoExposeSchema.default({ type: 'LoadBalancer' }),
+  /** The administrator, its password Secret, and the owner of the mirror. @default {} */
+  admin: ForgejoAdminSchema.prefault({}),
 }).readonly();
 
 /** SSH URL of the GitHub seed: `git@github.com:owner/repo.git` or `ssh://git@github.com/owner/repo.git`. */
@@ -307,7 +357,10 @@ export const ForgejoMirrorSchema = z.strictObject({
   githubTokenSecret: secretName.default('forgejo-github-mirror-token'),
   /** Key of the token in `githubTokenSecret`. @default 'token' */
   githubTokenKey: secretKey.default('token'),
-  /** Secret (in Forgejo's namespace) with a Forgejo token allowed to create the repository. @default 'forgejo-admin-token' */
+  /**
+   * Secret (in Forgejo's namespace) with the Forgejo token the mirror Job uses; the bootstrap's `forgejo-provision`
+   * Job issues the token and stores it there. @default 'forgejo-admin-token'
+   */
   forgejoTokenSecret: secretName.default('forgejo-admin-token'),
   /** Key of the token in `forgejoTokenSecret`. @default 'token' */
   forgejoTokenKey: secretKey.default('token'),

@@ -240,6 +240,7 @@ export class ArgoCdChart extends Chart {
       [this.root.resource, `${ARGOCD_DIST.root}/${this.root.name}.yaml`],
       ...[...this.applications].map(([name, app]): [ApiObject, string] => [app.resource, `${ARGOCD_DIST.apps}/${name}.yaml`]),
       [this.forgejoMirrorJob.job, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
+      [this.forgejoMirrorJob.cronJob, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
       ...(this.dataSchemas?.fileOfObjects() ?? []),
     ]);
     // Within a file, objects keep the order their constructs give them (data-schemas: a Cluster, then its Databases).

@@ -10,11 +10,12 @@ import { CnpgOperator } from '../constructs/cnpg/cnpg-operator';
 import { WaitForPostgresJob } from '../constructs/cnpg/wait-for-postgres-job';
 import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
+import { ForgejoAdminJob } from '../constructs/forgejo/forgejo-admin-job';
+import { forgejoRepoOwner } from './repo-url';
 import { PodSecurityNamespace } from '../constructs/namespaces/pod-security-namespace';
 import { RepoCredential } from '../constructs/argocd/repo-credential';
 import { parseGithubSeed } from '../shared/git-urls';
 import { goDurationSeconds } from '../shared/duration';
-import { forgejoRepoOwner } from './repo-url';
 
 /** Everything Phase 0 defines for one CNPG cluster. */
 export interface PostgresStep {
@@ -46,6 +47,8 @@ export class BootstrapPlan extends Construct {
   public readonly databases: ReadonlyMap<string, CnpgDatabase>;
   public readonly forgejoStep: BootstrapStep;
   public readonly forgejo: ForgejoServer;
+  /** Provisions Forgejo's administrator, the mirror's API token and the repository owner. */
+  public readonly forgejoAdmin: ForgejoAdminJob;
   public readonly argocdInstall: BootstrapStep;
   public readonly argocd: ArgoCdInstall;
   /** The credential of the URL the root app ends on: the GitHub seed, or Forgejo after the cutover. */
@@ -126,8 +129,21 @@ export class BootstrapPlan extends Construct {
       databaseSecret: config.forgejo.databaseSecret,
       storageSize: config.forgejo.storageSize,
       storageClass: config.forgejo.storageClass,
+      expose: config.forgejo.expose,
     });
     this.forgejoStep.addComponent(this.forgejo);
+    // The administrator, the mirror's API token (in the Secret the mirror Job reads) and the owning organisation.
+    this.forgejoAdmin = new ForgejoAdminJob(this.forgejoStep, 'Admin', {
+      forgejo: this.forgejo,
+      username: config.forgejo.admin.username,
+      email: config.forgejo.admin.email,
+      passwordSecret: config.forgejo.admin.passwordSecret,
+      tokenSecret: { name: config.argocd.forgejoMirror.forgejoTokenSecret, key: config.argocd.forgejoMirror.forgejoTokenKey },
+      repoOwner: forgejoRepoOwner(config),
+    });
+    // The Job calls Forgejo's API and uses its migrated database.
+    this.forgejoAdmin.node.addDependency(this.forgejo);
+    this.forgejoStep.addComponent(this.forgejoAdmin);
     this.forgejoStep.dependsOn(this.namespaces, `Forgejo lives in namespace '${this.forgejo.namespace}'`);
     // Forgejo crash-loops if it starts before CNPG has created its database.
     this.forgejo.node.addDependency(pg.wait);

@@ -14,7 +14,7 @@ import { MIN_KUBECTL_VERSION } from '../shared/pins';
 import { SOPS_PLUGIN_NAME } from '../shared/names';
 import { ARGOCD_DIST } from '../shared/dist-layout';
 import { OutputFile, OutputFiles, OutputTree, serializeFiles } from '../output/output-tree';
-import { assertValidOutput } from '../validation/validate-output';
+import { assertValidOutput, ValidateOutputOptions } from '../validation/validate-output';
 // Straight from the file: the coverage index imports this module.
 import { missingApplicationPaths } from '../coverage/missing-paths';
 import { phase0KustomizeProblems } from '../coverage/phase0-reach';
@@ -29,6 +29,8 @@ export interface HomelabSynthesis {
   readonly argocd: ArgoCdChart;
   /** Every output file, keyed by its path relative to `dist/`, in sorted order. */
   readonly tree: OutputTree;
+  /** The reviewed RBAC exceptions the output was validated with; pass them when validating it again. */
+  readonly validation: ValidateOutputOptions;
 }
 
 /**
@@ -79,8 +81,15 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   }
   files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
-  assertValidOutput(files);
-  return { app, config, bootstrap, argocd, tree: serializeFiles(files) };
+  const admin = bootstrap.forgejoAdmin;
+  const validation: ValidateOutputOptions = {
+    secretAccessAllowList: [{
+      role: `${admin.namespace}/${admin.name}`,
+      reason: `stores Forgejo's API token in Secret '${admin.tokenSecret.name}' (get and patch on that name only)`,
+    }],
+  };
+  assertValidOutput(files, validation);
+  return { app, config, bootstrap, argocd, tree: serializeFiles(files), validation };
 }
 
 /** An Application with its single source reading `path` of `repoUrl` instead. */

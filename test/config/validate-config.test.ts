@@ -159,3 +159,29 @@ describe('validateConfig', () => {
     expect(problems({ ...REFERENCE_HOMELAB, cluster: { contxt: 'x' } as never })[0]).toMatch(/^cluster.contxt: unknown key; did you mean 'context'\?/);
   });
 });
+
+describe('forgejo.expose and forgejo.admin', () => {
+  const parse = (forgejo: object) =>
+    parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, ...forgejo } } as HomelabConfig);
+
+  test('default to a LoadBalancer without a pinned address and the forgejo-admin user', () => {
+    const { forgejo } = parse({});
+    expect(forgejo.expose).toEqual({ type: 'LoadBalancer' });
+    expect(forgejo.admin).toEqual({ username: 'forgejo-admin', email: 'forgejo-admin@localhost', passwordSecret: 'forgejo-admin' });
+  });
+
+  test.each([
+    [{ type: 'LoadBalancer', address: '192.168.1.165' }],
+    [{ type: 'LoadBalancer', address: 'fd00::165' }],
+    [{ type: 'Ingress', host: 'git.home.arpa' }],
+    [{ type: 'Ingress', host: 'git.home.arpa', className: 'traefik' }],
+    [{ type: 'ClusterIP' }],
+  ])('accepts %j', (expose) => {
+    expect(parse({ expose }).forgejo.expose).toEqual(expose);
+  });
+
+  test('keeps the admin fields given', () => {
+    const admin = { username: 'root-user', email: 'root@home.arpa', passwordSecret: 'fj-admin' };
+    expect(parse({ admin }).forgejo.admin).toEqual(admin);
+  });
+});

@@ -180,7 +180,7 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'Database', 'Job']));
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'CronJob', 'Database', 'Job']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {

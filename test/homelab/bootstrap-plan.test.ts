@@ -15,8 +15,10 @@ describe('BootstrapPlan wiring', () => {
     expect(p.argocdInstall.waits).toEqual(p.argocd.bootstrapRequirements.waits);
     expect(p.argocdInstall.kustomization).toBe(p.argocd.bootstrapRequirements.kustomization);
     expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
-    expect(p.forgejoStep.waits).toEqual(p.forgejo.bootstrapRequirements.waits);
-    expect(p.forgejoStep.preconditions).toEqual(p.forgejo.bootstrapRequirements.preconditions);
+    // Forgejo, then the Job that provisions its administrator, token and repository owner.
+    expect(p.forgejoStep.waits).toEqual([...p.forgejo.bootstrapRequirements.waits!, ...p.forgejoAdmin.bootstrapRequirements.waits!]);
+    expect(p.forgejoStep.preconditions).toEqual([...p.forgejo.bootstrapRequirements.preconditions!,
+      ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
     expect(p.namespaces.waits).toEqual([]);
     expect(p.argocdRoot.waits).toEqual([]);
   });
@@ -28,6 +30,18 @@ describe('BootstrapPlan wiring', () => {
       for (const db of pg.databases) expect(p.databases.get(db.pgName)).toBe(db);
       expect(p.clusters.get(pg.cluster.name)).toBe(pg.cluster);
     }
+  });
+
+  test('Forgejo is provisioned after it runs: administrator, the mirror token Secret, the GitHub owner as organisation', () => {
+    const p = plan();
+    expect(p.forgejoAdmin.node.dependencies).toContain(p.forgejo);
+    expect(p.forgejoAdmin.username).toBe('forgejo-admin');
+    expect(p.forgejoAdmin.passwordSecret).toBe('forgejo-admin');
+    expect(p.forgejoAdmin.tokenSecret).toEqual({ name: 'forgejo-admin-token', key: 'token' });
+    expect(p.forgejoAdmin.repoOwner).toBe('homelab-owner');
+    // The config's default exposure reaches the construct.
+    expect(p.forgejo.expose).toEqual({ type: 'LoadBalancer' });
+    expect(p.forgejo.lanService?.name).toBe('forgejo-lan');
   });
 
   test('Forgejo starts only after the wait Job proves its database exists', () => {

@@ -67,13 +67,22 @@ export interface ForgejoMirrorJobProps {
    * @default CURL_IMAGE
    */
   readonly image?: string;
+  /**
+   * Cron schedule of the CronJob that runs the same script again, so a GitHub token rotated in its Secret
+   * reaches the existing mirror (Argo CD re-runs the Job only when its manifest changes, not its Secret's).
+   * @default '*\/30 * * * *'
+   */
+  readonly rotationSchedule?: string;
 }
 
 /**
  * A Job that creates Forgejo's pull-mirror of the GitHub seed through `POST /api/v1/repos/migrate`,
- * idempotently: 201 (created) and 409 (already exists, and it is a mirror) succeed, anything else fails
- * with Forgejo's answer in the log. Both tokens come from Secret references (`env.valueFrom.secretKeyRef`),
- * never from the output; the request body is piped to curl so no token appears in a process's arguments.
+ * idempotently: 201 (created) and 409 (already exists, and it is a mirror made with the current GitHub token)
+ * succeed; an existing mirror made with another token is re-created with the current one (see `MIRROR_SCRIPT`);
+ * anything else fails with Forgejo's answer in the log. A CronJob runs the same script on `rotationSchedule`,
+ * so a token rotated in its Secret reaches the mirror without a change to this manifest. Both tokens come
+ * from Secret references (`env.valueFrom.secretKeyRef`), never from the output; the request body is piped
+ * to curl so no token appears in a process's arguments.
  *
  * Jobs are immutable, so the object carries `Replace=true,Force=true`: a changed Job is recreated (and
  * reruns, which is harmless) instead of failing the sync.
@@ -93,7 +102,10 @@ export class ForgejoMirrorJob extends Construct {
   public readonly image: string;
   public readonly githubToken: SecretKeyReference;
   public readonly forgejoAdminToken: SecretKeyReference;
+  public readonly rotationSchedule: string;
   public readonly job: k8s.KubeJob;
+  /** The CronJob `<name>-rotation` that re-runs the script on `rotationSchedule`. */
+  public readonly cronJob: k8s.KubeCronJob;
 
   constructor(scope: Construct, id: string, props: ForgejoMirrorJobProps) {
     super(scope, id);
@@ -106,6 +118,7 @@ export class ForgejoMirrorJob extends Construct {
     this.backoffLimit = props.backoffLimit ?? 4;
     this.activeDeadline = props.activeDeadline ?? Duration.minutes(15);
     this.image = props.image ?? CURL_IMAGE;
+    this.rotationSchedule = props.rotationSchedule ?? '*/30 * * * *';
     this.githubToken = props.githubToken;
     this.forgejoAdminToken = props.forgejoAdminToken;
     const forgejoUrl = props.forgejo.inClusterHttpUrl.replace(/\/+$/, '');
@@ -113,6 +126,9 @@ export class ForgejoMirrorJob extends Construct {
     if (!isGoDuration(this.mirrorInterval)) {
       throw new Error(`forgejo mirror: mirrorInterval '${this.mirrorInterval}' is not a Go duration such as '10m0s' or '8h'. ` +
         'Set argocd.forgejoMirror.mirrorInterval.');
+    }
+    if (this.rotationSchedule.trim().split(/\s+/).length !== 5 || !/^[-0-9*/,\s]+$/.test(this.rotationSchedule)) {
+      throw new Error(`${this.node.path}: 'rotationSchedule' must be a five-field cron schedule such as '*/30 * * * *', got '${this.rotationSchedule}'.`);
     }
 
     const labels = { ...COMMON_LABELS, ...selectorLabels('forgejo-mirror', this.name) };
@@ -127,6 +143,32 @@ export class ForgejoMirrorJob extends Construct {
       { name: 'FORGEJO_TOKEN', valueFrom: { secretKeyRef: { name: this.forgejoAdminToken.name, key: this.forgejoAdminToken.key } } },
     ];
 
+    const spec: k8s.JobSpec = {
+      backoffLimit: this.backoffLimit,
+      activeDeadlineSeconds: this.activeDeadline.toSeconds(),
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          securityContext: restrictedPodSecurityContext(CURL_UID, CURL_GID),
+          containers: [{
+            name: 'create-mirror',
+            image: this.image,
+            command: ['/bin/sh', '-c', MIRROR_SCRIPT],
+            env,
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+            volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+            resources: {
+              requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('16Mi') },
+              limits: { memory: k8s.Quantity.fromString('64Mi') },
+            },
+            securityContext: restrictedContainerSecurityContext(CURL_UID, CURL_GID),
+          }],
+          volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('8Mi') } }],
+        },
+      },
+    };
     this.job = new k8s.KubeJob(this, 'Resource', {
       metadata: {
         name: this.name,
@@ -134,31 +176,17 @@ export class ForgejoMirrorJob extends Construct {
         labels,
         annotations: { 'argocd.argoproj.io/sync-options': 'Replace=true,Force=true' },
       },
+      spec,
+    });
+    this.cronJob = new k8s.KubeCronJob(this, 'Rotation', {
+      metadata: { name: `${this.name}-rotation`, namespace: this.namespace, labels },
       spec: {
-        backoffLimit: this.backoffLimit,
-        activeDeadlineSeconds: this.activeDeadline.toSeconds(),
-        template: {
-          metadata: { labels },
-          spec: {
-            restartPolicy: 'Never',
-            automountServiceAccountToken: false,
-            securityContext: restrictedPodSecurityContext(CURL_UID, CURL_GID),
-            containers: [{
-              name: 'create-mirror',
-              image: this.image,
-              command: ['/bin/sh', '-c', MIRROR_SCRIPT],
-              env,
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-              resources: {
-                requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('16Mi') },
-                limits: { memory: k8s.Quantity.fromString('64Mi') },
-              },
-              securityContext: restrictedContainerSecurityContext(CURL_UID, CURL_GID),
-            }],
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('8Mi') } }],
-          },
-        },
+        schedule: this.rotationSchedule,
+        // A rotation must never run twice at once: both would migrate '<repo>-rotating'.
+        concurrencyPolicy: 'Forbid',
+        successfulJobsHistoryLimit: 1,
+        failedJobsHistoryLimit: 3,
+        jobTemplate: { metadata: { labels }, spec },
       },
     });
   }
@@ -168,16 +196,31 @@ export class ForgejoMirrorJob extends Construct {
  * The Job's script. Tokens stay in the environment and in files under the Job's private /tmp: the request
  * body is written by the `printf` builtin into curl's stdin and the Authorization header goes through a
  * file, so neither shows in a process's arguments. Lines stay short for the YAML line-length lint.
+ *
+ * Rotation: the mirror's description records the first 16 hex digits of the SHA-256 of the GitHub token it
+ * was created with (a fingerprint, not the token). When the mirror exists and the fingerprint differs, the
+ * stored credentials are stale. Forgejo's `PATCH /api/v1/repos/{owner}/{repo}` has no field for a pull-mirror's
+ * credentials (its `EditRepoOption` ignores unknown fields, so sending `auth_token` would "succeed" and change
+ * nothing; Gitea added one only in go-gitea/gitea#37468 for go-gitea/gitea#30922 and #31254, and the
+ * gitea-mirror maintainers confirm Forgejo lacks it in RayLabsHQ/gitea-mirror#263), so the mirror is re-created safely: a new mirror is
+ * migrated under `<repo>-rotating` with the new token first; only when that succeeded is the old one deleted
+ * (`DELETE /api/v1/repos/{owner}/{repo}`) and the new one renamed into place (`PATCH` with `name`). A failed
+ * migration leaves the old mirror as it was. A pull-mirror holds nothing that is not on GitHub.
  */
 export const MIRROR_SCRIPT = `set -eu
 umask 077
 printf 'Authorization: token %s\\n' "$FORGEJO_TOKEN" \\
   > /tmp/auth-header
+fingerprint=$(printf '%s' "$GITHUB_TOKEN" |
+  sha256sum | cut -c1-16)
+marker="credentials sha256:$fingerprint"
 body() {
   printf '{"clone_addr":"%s",' "$CLONE_ADDR"
   printf '"repo_owner":"%s",' "$REPO_OWNER"
-  printf '"repo_name":"%s",' "$REPO_NAME"
+  printf '"repo_name":"%s",' "$1"
   printf '"mirror":true,"private":true,"service":"github",'
+  printf '"description":"Pull-mirror of %s; %s",' \\
+    "$CLONE_ADDR" "$marker"
   printf '"mirror_interval":"%s",' "$MIRROR_INTERVAL"
   printf '"auth_token":"%s"}' "$GITHUB_TOKEN"
 }
@@ -189,29 +232,59 @@ api() {
     --output /tmp/response.json \\
     --write-out '%{http_code}' "$@"
 }
-status=$(body | api --request POST --data-binary @- \\
-  "$FORGEJO_URL/api/v1/repos/migrate")
+fail() {
+  echo "Forgejo answered HTTP $status to $1:" >&2
+  cat /tmp/response.json >&2 || true
+  exit 1
+}
+is_mirror() {
+  grep -Eq '"mirror": *true' /tmp/response.json
+}
+migrate() {
+  status=$(body "$1" | api --request POST --data-binary @- \\
+    "$FORGEJO_URL/api/v1/repos/migrate")
+}
+repos="$FORGEJO_URL/api/v1/repos/$REPO_OWNER"
 repo="$REPO_OWNER/$REPO_NAME"
+migrate "$REPO_NAME"
 case "$status" in
   201)
     echo "created pull-mirror $repo of $CLONE_ADDR"
+    exit 0
     ;;
-  409)
-    status=$(api --request GET "$FORGEJO_URL/api/v1/repos/$repo")
-    if [ "$status" = 200 ] &&
-      grep -Eq '"mirror": *true' /tmp/response.json; then
-      echo "pull-mirror $repo already exists"
-    else
-      echo "$repo exists in Forgejo but is not a pull-mirror" \\
-        "(HTTP $status); delete it, then rerun" >&2
-      exit 1
-    fi
-    ;;
-  *)
-    echo "Forgejo answered HTTP $status to" \\
-      "POST /api/v1/repos/migrate:" >&2
-    cat /tmp/response.json >&2 || true
-    exit 1
-    ;;
+  409) ;;
+  *) fail "POST /api/v1/repos/migrate" ;;
 esac
+status=$(api --request GET "$repos/$REPO_NAME")
+if [ "$status" != 200 ] || ! is_mirror; then
+  echo "$repo exists in Forgejo but is not a pull-mirror" \\
+    "(HTTP $status); delete it, then rerun" >&2
+  exit 1
+fi
+if grep -Fq "$marker" /tmp/response.json; then
+  echo "pull-mirror $repo exists with the current token"
+  exit 0
+fi
+echo "the GitHub token changed: re-creating pull-mirror $repo"
+next="$REPO_NAME-rotating"
+status=$(api --request GET "$repos/$next")
+if [ "$status" = 200 ]; then
+  if ! is_mirror; then
+    echo "$REPO_OWNER/$next is not a pull-mirror;" \\
+      "delete or rename it, then rerun" >&2
+    exit 1
+  fi
+  # Left over from an interrupted rotation.
+  status=$(api --request DELETE "$repos/$next")
+  [ "$status" = 204 ] || fail "DELETE $REPO_OWNER/$next"
+fi
+migrate "$next"
+[ "$status" = 201 ] ||
+  fail "POST /api/v1/repos/migrate ($next)"
+status=$(api --request DELETE "$repos/$REPO_NAME")
+[ "$status" = 204 ] || fail "DELETE $repo"
+status=$(printf '{"name":"%s"}' "$REPO_NAME" |
+  api --request PATCH --data-binary @- "$repos/$next")
+[ "$status" = 200 ] || fail "PATCH $REPO_OWNER/$next (rename)"
+echo "re-created pull-mirror $repo with the new GitHub token"
 `;

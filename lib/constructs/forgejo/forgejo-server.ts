@@ -26,6 +26,22 @@ export interface ForgejoDatabase {
   readonly owner: string;
 }
 
+/**
+ * How Forgejo is reachable from outside the cluster. The in-cluster Services `forgejo-http` and `forgejo-ssh` are
+ * always ClusterIP (Argo CD and the mirror Job use them); an exposure adds one object next to them.
+ *
+ * - `LoadBalancer`: a Service `forgejo-lan` of type LoadBalancer with both ports (HTTP 3000, SSH 2222). `address`
+ *   asks the load balancer (MetalLB, k3s ServiceLB, ...) for that IP (`spec.loadBalancerIP`); without it the
+ *   implementation picks one, so `rootUrl` cannot be derived and stays the in-cluster URL.
+ * - `Ingress`: an Ingress `forgejo` for `host` on the HTTP Service (SSH stays in-cluster); `className` picks the
+ *   IngressClass, else the cluster's default class.
+ * - `ClusterIP`: nothing is exposed.
+ */
+export type ForgejoExpose =
+  | { readonly type: 'LoadBalancer'; readonly address?: string }
+  | { readonly type: 'Ingress'; readonly host: string; readonly className?: string }
+  | { readonly type: 'ClusterIP' };
+
 /** Properties for `ForgejoServer`. */
 export interface ForgejoServerProps {
   /** Namespace of Forgejo, its volume, Services and (unless `redis` is given) its Redis. */
@@ -76,7 +92,8 @@ export interface ForgejoServerProps {
    * Public URL of Forgejo (`[server] ROOT_URL`); its host becomes `DOMAIN` and `SSH_DOMAIN`, the hosts shown
    * in clone URLs.
    *
-   * @default - `inClusterHttpUrl` followed by `/`, with the in-cluster hosts of the HTTP and SSH Services
+   * @default - derived from `expose`: `http://<address>:3000/` for a LoadBalancer with an address,
+   * `http://<host>/` for an Ingress, else `inClusterHttpUrl` followed by `/` with the in-cluster SSH host
    * @see https://forgejo.org/docs/latest/admin/config-cheat-sheet/#server-server
    */
   readonly rootUrl?: string;
@@ -97,6 +114,13 @@ export interface ForgejoServerProps {
    * @default 'forgejo-secret-key'
    */
   readonly secretKeySecret?: string;
+
+  /**
+   * How Forgejo is reachable from outside the cluster; see `ForgejoExpose`.
+   *
+   * @default { type: 'ClusterIP' } - only the in-cluster Services
+   */
+  readonly expose?: ForgejoExpose;
 }
 
 /** Uid and gid of the `git` user of the rootless image. */
@@ -154,6 +178,17 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
   public readonly deployment: Deployment;
   public readonly httpService: Service;
   public readonly sshService: Service;
+  /**
+   * Forgejo's configuration as environment variables (`FORGEJO__section__KEY`, secrets by reference), for a
+   * Job that runs the Forgejo CLI against the same database.
+   */
+  public readonly configEnv: Readonly<Record<string, EnvValue>>;
+  /** How Forgejo is reachable from outside the cluster. */
+  public readonly expose: ForgejoExpose;
+  /** The LoadBalancer Service `forgejo-lan`, when `expose.type` is `LoadBalancer`. */
+  public readonly lanService?: k8s.KubeService;
+  /** The Ingress `forgejo`, when `expose.type` is `Ingress`. */
+  public readonly ingress?: k8s.KubeIngress;
 
   constructor(scope: Construct, id: string, props: ForgejoServerProps) {
     super(scope, id);
@@ -166,11 +201,15 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
     this.httpServiceName = `${this.name}-http`;
     this.sshServiceName = `${this.name}-ssh`;
     this.claimName = `${this.name}-data`;
-    this.rootUrl = props.rootUrl ?? `${this.inClusterHttpUrl}/`;
+    this.expose = props.expose ?? { type: 'ClusterIP' };
+    this.validateExpose();
+    const exposedUrl = this.exposedRootUrl();
+    this.rootUrl = props.rootUrl ?? exposedUrl ?? `${this.inClusterHttpUrl}/`;
     this.databaseSecret = props.databaseSecret ?? this.defaultDatabaseSecret();
     this.secretKeySecret = props.secretKeySecret ?? 'forgejo-secret-key';
     const host = rootUrlHost(this.rootUrl);
-    this.sshDomain = props.rootUrl !== undefined ? host : `${this.sshServiceName}.${this.namespace}.svc.cluster.local`;
+    // The SSH host follows ROOT_URL when it names a host clients outside the cluster reach.
+    this.sshDomain = props.rootUrl !== undefined || exposedUrl !== undefined ? host : `${this.sshServiceName}.${this.namespace}.svc.cluster.local`;
 
     const size = parseQuantity(this.storageSize);
     if (size === undefined || !isPositiveQuantity(size) || hasSubUnitSuffix(size)) {
@@ -220,7 +259,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
         image: this.image,
         imagePullPolicy: ImagePullPolicy.IF_NOT_PRESENT,
         ports: [{ number: HTTP_PORT, name: 'http' }, { number: SSH_PORT, name: 'ssh' }],
-        envVariables: {
+        envVariables: this.configEnv = {
           GITEA_TEMP: EnvValue.fromValue('/tmp/gitea'),
           FORGEJO__database__DB_TYPE: EnvValue.fromValue('postgres'),
           FORGEJO__database__HOST: EnvValue.fromValue(`${cluster.readWriteHost}:5432`),
@@ -283,6 +322,9 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
 
     this.httpService = this.exposePort('HttpService', this.httpServiceName, 'http', HTTP_PORT);
     this.sshService = this.exposePort('SshService', this.sshServiceName, 'ssh', SSH_PORT);
+    const exposed = this.exposeOutside(labels);
+    this.lanService = exposed.lanService;
+    this.ingress = exposed.ingress;
 
     const preconditions: Precondition[] = [
       { kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 },
@@ -332,6 +374,80 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
     return cluster.appSecretName;
   }
 
+  /** Checks `expose`; a message names the construct and the prop. */
+  private validateExpose(): void {
+    const e = this.expose;
+    const where = `${this.node.path}: 'expose`;
+    if (e.type === 'LoadBalancer' && e.address !== undefined && !isIpAddress(e.address)) {
+      throw new Error(`${where}.address' must be an IPv4 or IPv6 address such as '192.168.1.165', got '${e.address}'.`);
+    }
+    if (e.type === 'Ingress') {
+      if (!isDnsName(e.host)) {
+        throw new Error(`${where}.host' must be a DNS name such as 'git.home.arpa' (lower case, no scheme, port or path), got '${e.host}'.`);
+      }
+      if (e.className !== undefined && !isDnsName(e.className)) {
+        throw new Error(`${where}.className' must be an IngressClass name such as 'nginx', got '${e.className}'.`);
+      }
+    }
+    if (!['LoadBalancer', 'Ingress', 'ClusterIP'].includes(e.type)) {
+      throw new Error(`${where}.type' must be 'LoadBalancer', 'Ingress' or 'ClusterIP', got '${String(e.type)}'.`);
+    }
+  }
+
+  /** ROOT_URL implied by `expose`, when it names an address or host. */
+  private exposedRootUrl(): string | undefined {
+    const e = this.expose;
+    if (e.type === 'LoadBalancer' && e.address !== undefined) {
+      return `http://${e.address.includes(':') ? `[${e.address}]` : e.address}:${HTTP_PORT}/`;
+    }
+    if (e.type === 'Ingress') return `http://${e.host}/`;
+    return undefined;
+  }
+
+  /** Defines the LoadBalancer Service or the Ingress `expose` asks for. */
+  private exposeOutside(labels: Record<string, string>): { lanService?: k8s.KubeService; ingress?: k8s.KubeIngress } {
+    const e = this.expose;
+    if (e.type === 'LoadBalancer') {
+      // One Service with both ports: a fixed address cannot be shared by two Services without
+      // implementation-specific annotations (MetalLB's allow-shared-ip).
+      return {
+        lanService: new k8s.KubeService(this, 'LanService', {
+          metadata: { name: `${this.name}-lan`, namespace: this.namespace, labels },
+          spec: {
+            type: 'LoadBalancer',
+            loadBalancerIp: e.address,
+            selector: { ...this.deployment.matchLabels },
+            ports: [
+              { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromNumber(HTTP_PORT) },
+              { name: 'ssh', port: SSH_PORT, targetPort: k8s.IntOrString.fromNumber(SSH_PORT) },
+            ],
+          },
+        }),
+      };
+    }
+    if (e.type === 'Ingress') {
+      return {
+        ingress: new k8s.KubeIngress(this, 'Ingress', {
+          metadata: { name: this.name, namespace: this.namespace, labels },
+          spec: {
+            ingressClassName: e.className,
+            rules: [{
+              host: e.host,
+              http: {
+                paths: [{
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: this.httpServiceName, port: { number: HTTP_PORT } } },
+                }],
+              },
+            }],
+          },
+        }),
+      };
+    }
+    return {};
+  }
+
   /** Defines a ClusterIP Service for one container port that selects exactly the Deployment's pods. */
   private exposePort(id: string, name: string, portName: string, port: number): Service {
     const service = new Service(this, id, {
@@ -342,6 +458,17 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
     for (const [key, value] of Object.entries(this.deployment.matchLabels)) service.selectLabel(key, value);
     return service;
   }
+}
+
+/** Whether `s` is a plain IPv4 or IPv6 address (no port, prefix or zone). */
+function isIpAddress(s: string): boolean {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(s)) return s.split('.').every((o) => Number(o) <= 255 && String(Number(o)) === o);
+  return s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s) && URL.canParse(`http://[${s}]/`);
+}
+
+/** Whether `s` is a lower-case DNS name (RFC 1123 subdomain), as Ingress hosts and IngressClass names must be. */
+function isDnsName(s: string): boolean {
+  return s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
 }
 
 /** The host of `rootUrl`; throws when it is not an absolute http(s) URL. */

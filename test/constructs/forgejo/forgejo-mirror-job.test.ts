@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { Duration, Testing } from 'cdk8s';
 import { CURL_IMAGE, ForgejoMirrorJob, ForgejoMirrorJobProps, MIRROR_SCRIPT } from '../../../lib/constructs/forgejo/forgejo-mirror-job';
 import { parseGithubSeed } from '../../../lib/shared/git-urls';
@@ -5,6 +6,8 @@ import { find, FORGEJO } from '../argocd/util';
 import { findTool, testWith } from '../../tools';
 
 const SHELLCHECK = findTool('shellcheck');
+/** First 16 hex digits of the SHA-256 of the stub's GitHub token, as the script records it. */
+const FINGERPRINT = createHash('sha256').update('ghp_SECRET1').digest('hex').slice(0, 16);
 
 const PROPS: ForgejoMirrorJobProps = {
   forgejo: FORGEJO,
@@ -67,8 +70,8 @@ test('calls the migrate API with both tokens from Secret references only', () =>
   }
   expect(MIRROR_SCRIPT).toContain('"$FORGEJO_URL/api/v1/repos/migrate"');
   expect(MIRROR_SCRIPT).toMatch(/201\)\n {4}echo "created/);
-  expect(MIRROR_SCRIPT).toMatch(/409\)\n/);
-  expect(MIRROR_SCRIPT).toMatch(/\*\)\n {4}echo "Forgejo answered HTTP \$status/);
+  expect(MIRROR_SCRIPT).toMatch(/409\) ;;\n/);
+  expect(MIRROR_SCRIPT).toMatch(/\*\) fail "POST \/api\/v1\/repos\/migrate" ;;/);
 });
 
 test('all props', () => {
@@ -80,12 +83,40 @@ test('all props', () => {
     backoffLimit: 1,
     activeDeadline: Duration.minutes(5),
     image: 'docker.io/curlimages/curl:8.21.0',
+    rotationSchedule: '0 * * * *',
   };
   const { job, json } = synth(props);
+  expect(job.rotationSchedule).toBe('0 * * * *');
+  expect(job.cronJob.name).toBe('mirror-job-rotation');
   expect(job.repoName).toBe('mirror');
   expect(json.metadata.name).toBe('mirror-job');
   expect(json).toHaveProperty('spec.activeDeadlineSeconds', 300);
   expect(json.spec.template.spec.containers[0].env).toContainEqual({ name: 'MIRROR_INTERVAL', value: '8h0m0s' });
+});
+
+test('a CronJob runs the same pod on a schedule, never twice at once', () => {
+  // GIVEN
+  const chart = Testing.chart();
+
+  // WHEN
+  const job = new ForgejoMirrorJob(chart, 'Mirror', PROPS);
+
+  // THEN
+  expect(job.rotationSchedule).toBe('*/30 * * * *');
+  const objects = Testing.synth(chart);
+  const cron = find(objects, 'CronJob', 'forgejo-mirror-rotation');
+  expect(cron.metadata.namespace).toBe('cicd');
+  expect(cron.spec.schedule).toBe('*/30 * * * *');
+  expect(cron.spec.concurrencyPolicy).toBe('Forbid');
+  expect(cron.spec.jobTemplate.spec).toEqual(find(objects, 'Job', 'forgejo-mirror').spec);
+  // The Job is replaced on sync; the CronJob is an ordinary object Argo CD keeps in sync.
+  expect(cron.metadata).not.toHaveProperty('annotations');
+});
+
+test('throws on a rotation schedule that is not a five-field cron schedule', () => {
+  expect(() => synth({ ...PROPS, rotationSchedule: 'hourly' })).toThrow(new Error(
+    'test/Mirror: \'rotationSchedule\' must be a five-field cron schedule such as \'*/30 * * * *\', got \'hourly\'.'));
+  expect(() => synth({ ...PROPS, rotationSchedule: '*/30 * * *' })).toThrow(/'rotationSchedule' must be a five-field cron schedule/);
 });
 
 test('throws on a mirror interval that is not a Go duration', () => {
@@ -132,25 +163,66 @@ echo "$STUB_STATUSES" | cut -d' ' -f"$n" | tr -d '\\n'
       },
     });
     const read = (f: string) => (fs.existsSync(path.join(dir, f)) ? fs.readFileSync(path.join(dir, f), 'utf8') : '');
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr, argv: read('argv'), body: read('stdin-1') };
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, argv: read('argv'), body: read('stdin-1'),
+      stdin: (n: number) => read(`stdin-${n}`) };
   }
 
-  test('201: created, with the token only in the request body', () => {
+  test('201: created, with the token only in the request body and its fingerprint in the description', () => {
     const r = run('201', '{}');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('created pull-mirror o/homelab of https://github.com/o/homelab.git');
     expect(JSON.parse(r.body)).toEqual({
       clone_addr: 'https://github.com/o/homelab.git', repo_owner: 'o', repo_name: 'homelab', mirror: true,
       mirror_interval: '10m0s', service: 'github', private: true, auth_token: 'ghp_SECRET1',
+      description: `Pull-mirror of https://github.com/o/homelab.git; credentials sha256:${FINGERPRINT}`,
     });
     expect(r.argv).toContain('--request POST --data-binary @- http://forgejo:3000/api/v1/repos/migrate');
     expect(r.argv).not.toContain('SECRET');
   });
 
-  test('409 for an existing mirror: success', () => {
-    const r = run('409 200', '{"id":1,"mirror":true}');
+  test('409 for a mirror made with the current token: success, nothing else', () => {
+    const r = run('409 200', `{"id":1,"mirror":true,"description":"Pull-mirror of x; credentials sha256:${FINGERPRINT}"}`);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('pull-mirror o/homelab already exists');
+    expect(r.stdout).toContain('pull-mirror o/homelab exists with the current token');
+    expect(r.argv.trim().split('\n')).toHaveLength(2);
+  });
+
+  test('409 for a mirror made with another token: re-created with the new one, old deleted only after', () => {
+    // GIVEN a mirror whose description carries another token's fingerprint
+    const body = '{"id":1,"mirror":true,"description":"Pull-mirror of x; credentials sha256:0123456789abcdef"}';
+
+    // WHEN migrate 409, GET 200, GET <repo>-rotating 404, migrate 201, DELETE 204, PATCH 200
+    const r = run('409 200 404 201 204 200', body);
+
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('the GitHub token changed: re-creating pull-mirror o/homelab');
+    expect(r.stdout).toContain('re-created pull-mirror o/homelab with the new GitHub token');
+    const calls = r.argv.trim().split('\n');
+    expect(calls.map((c) => c.match(/--request (\w+)/)![1] + ' ' + c.split(' ').pop())).toEqual([
+      'POST http://forgejo:3000/api/v1/repos/migrate',
+      'GET http://forgejo:3000/api/v1/repos/o/homelab',
+      'GET http://forgejo:3000/api/v1/repos/o/homelab-rotating',
+      'POST http://forgejo:3000/api/v1/repos/migrate',
+      'DELETE http://forgejo:3000/api/v1/repos/o/homelab',
+      'PATCH http://forgejo:3000/api/v1/repos/o/homelab-rotating',
+    ]);
+    expect(JSON.parse(r.stdin(4))).toMatchObject({ repo_name: 'homelab-rotating', auth_token: 'ghp_SECRET1' });
+    expect(JSON.parse(r.stdin(6))).toEqual({ name: 'homelab' });
+    expect(r.argv).not.toContain('SECRET');
+  });
+
+  test('rotation clears a mirror left under <repo>-rotating by an interrupted run', () => {
+    const r = run('409 200 200 204 201 204 200', '{"id":1,"mirror":true,"description":""}');
+    expect(r.status).toBe(0);
+    expect(r.argv.trim().split('\n')[3]).toContain('--request DELETE http://forgejo:3000/api/v1/repos/o/homelab-rotating');
+  });
+
+  test('rotation keeps the old mirror when the new one cannot be created', () => {
+    const r = run('409 200 404 422', '{"id":1,"mirror":true,"message":"Bad credentials"}');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('Forgejo answered HTTP 422 to POST /api/v1/repos/migrate (homelab-rotating):');
+    expect(r.argv).not.toContain('DELETE');
   });
 
   test('409 for a repository that is not a mirror: fails', () => {

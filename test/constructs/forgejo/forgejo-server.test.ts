@@ -59,6 +59,9 @@ describe('ForgejoServer', () => {
     expect(forgejo.rolloutTimeout.toSeconds()).toBe(600);
     expect(forgejo.redis.name).toBe('forgejo-redis');
     expect(forgejo.redis.namespace).toBe('cicd');
+    expect(forgejo.expose).toEqual({ type: 'ClusterIP' });
+    expect(forgejo.lanService).toBeUndefined();
+    expect(forgejo.ingress).toBeUndefined();
 
     const objects = Testing.synth(chart);
     const pvc = find(objects, 'PersistentVolumeClaim', 'forgejo-data');
@@ -94,6 +97,7 @@ describe('ForgejoServer', () => {
       rootUrl: 'https://git.example.com/',
       rolloutTimeout: Duration.minutes(20),
       secretKeySecret: 'git-secret-key',
+      expose: { type: 'Ingress', host: 'git.home.arpa', className: 'nginx' },
     };
 
     // WHEN
@@ -109,8 +113,11 @@ describe('ForgejoServer', () => {
     expect(forgejo.rootUrl).toBe('https://git.example.com/');
     expect(forgejo.sshDomain).toBe('git.example.com');
     expect(forgejo.rolloutTimeout.toSeconds()).toBe(1200);
+    expect(forgejo.expose).toEqual({ type: 'Ingress', host: 'git.home.arpa', className: 'nginx' });
 
     const objects = Testing.synth(chart);
+    // An explicit rootUrl wins over the one the Ingress implies.
+    expect(find(objects, 'Ingress', 'forgejo').spec.rules[0].host).toBe('git.home.arpa');
     const pvc = find(objects, 'PersistentVolumeClaim', 'forgejo-data');
     expect(pvc.spec.resources.requests.storage).toBe('50Gi');
     expect(pvc.spec.storageClassName).toBe('longhorn');
@@ -527,5 +534,107 @@ describe('ForgejoServer', () => {
       return app.synthYaml();
     };
     expect(build()).toEqual(build());
+  });
+
+  describe('expose', () => {
+    test('LoadBalancer with an address: one Service with both ports; ROOT_URL and SSH host follow the address', () => {
+      // GIVEN
+      const { chart, cluster } = makeChart();
+
+      // WHEN
+      const forgejo = new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'LoadBalancer', address: '192.168.1.165' } });
+
+      // THEN
+      expect(forgejo.rootUrl).toBe('http://192.168.1.165:3000/');
+      expect(forgejo.sshDomain).toBe('192.168.1.165');
+      expect(forgejo.lanService?.name).toBe('forgejo-lan');
+      const objects = Testing.synth(chart);
+      const lan = find(objects, 'Service', 'forgejo-lan');
+      expect(lan.metadata.namespace).toBe('cicd');
+      expect(lan.spec.type).toBe('LoadBalancer');
+      expect(lan.spec.loadBalancerIP).toBe('192.168.1.165');
+      expect(lan.spec.selector).toEqual(find(objects, 'Deployment', 'forgejo').spec.selector.matchLabels);
+      expect(lan.spec.ports).toEqual([
+        { name: 'http', port: 3000, targetPort: 3000 },
+        { name: 'ssh', port: 2222, targetPort: 2222 },
+      ]);
+      expect(env(objects, 'FORGEJO__server__ROOT_URL').value).toBe('http://192.168.1.165:3000/');
+      expect(env(objects, 'FORGEJO__server__DOMAIN').value).toBe('192.168.1.165');
+      expect(env(objects, 'FORGEJO__server__SSH_DOMAIN').value).toBe('192.168.1.165');
+      // The in-cluster Services stay ClusterIP: Argo CD and the mirror Job use them.
+      expect(find(objects, 'Service', 'forgejo-http').spec.type).toBe('ClusterIP');
+      expect(objects.some((o) => o.kind === 'Ingress')).toBe(false);
+    });
+
+    test('LoadBalancer with an IPv6 address brackets it in ROOT_URL', () => {
+      const { chart, cluster } = makeChart();
+      const forgejo = new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'LoadBalancer', address: 'fd00::165' } });
+      expect(forgejo.rootUrl).toBe('http://[fd00::165]:3000/');
+    });
+
+    test('LoadBalancer without an address: the implementation picks one, ROOT_URL stays in-cluster', () => {
+      const { chart, cluster } = makeChart();
+      const forgejo = new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'LoadBalancer' } });
+      expect(forgejo.rootUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/');
+      expect(forgejo.sshDomain).toBe('forgejo-ssh.cicd.svc.cluster.local');
+      const lan = find(Testing.synth(chart), 'Service', 'forgejo-lan');
+      expect(lan.spec.type).toBe('LoadBalancer');
+      expect(lan.spec).not.toHaveProperty('loadBalancerIP');
+    });
+
+    test('Ingress: routes the host to the HTTP Service; ROOT_URL is the host', () => {
+      // GIVEN
+      const { chart, cluster } = makeChart();
+
+      // WHEN
+      const forgejo = new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'Ingress', host: 'git.home.arpa' } });
+
+      // THEN
+      expect(forgejo.rootUrl).toBe('http://git.home.arpa/');
+      expect(forgejo.sshDomain).toBe('git.home.arpa');
+      expect(forgejo.ingress?.name).toBe('forgejo');
+      const objects = Testing.synth(chart);
+      const ingress = find(objects, 'Ingress', 'forgejo');
+      expect(ingress.metadata.namespace).toBe('cicd');
+      expect(ingress.spec).not.toHaveProperty('ingressClassName');
+      expect(ingress.spec.rules).toEqual([{
+        host: 'git.home.arpa',
+        http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'forgejo-http', port: { number: 3000 } } } }] },
+      }]);
+      expect(objects.some((o) => o.kind === 'Service' && o.spec.type === 'LoadBalancer')).toBe(false);
+    });
+
+    test('Ingress with a className', () => {
+      const { chart, cluster } = makeChart();
+      new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'Ingress', host: 'git.home.arpa', className: 'traefik' } });
+      expect(find(Testing.synth(chart), 'Ingress', 'forgejo').spec.ingressClassName).toBe('traefik');
+    });
+
+    test('throws for a LoadBalancer address that is not an IP address', () => {
+      const { chart, cluster } = makeChart();
+      expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'LoadBalancer', address: '192.168.1.300' } }))
+        .toThrow('test/Forgejo: \'expose.address\' must be an IPv4 or IPv6 address such as \'192.168.1.165\', got \'192.168.1.300\'.');
+      expect(() => new ForgejoServer(chart, 'Forgejo2', { ...defaultProps(cluster), expose: { type: 'LoadBalancer', address: 'git.home.arpa' } }))
+        .toThrow(/'expose.address' must be an IPv4 or IPv6 address/);
+    });
+
+    test('throws for an Ingress host that is not a DNS name', () => {
+      const { chart, cluster } = makeChart();
+      expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'Ingress', host: 'https://git.home.arpa/' } }))
+        .toThrow('test/Forgejo: \'expose.host\' must be a DNS name such as \'git.home.arpa\' (lower case, no scheme, port or path), ' +
+          'got \'https://git.home.arpa/\'.');
+    });
+
+    test('throws for an Ingress className that is not a name', () => {
+      const { chart, cluster } = makeChart();
+      expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'Ingress', host: 'git.home.arpa', className: 'Nginx Class' } }))
+        .toThrow('test/Forgejo: \'expose.className\' must be an IngressClass name such as \'nginx\', got \'Nginx Class\'.');
+    });
+
+    test('throws for an unknown type', () => {
+      const { chart, cluster } = makeChart();
+      expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), expose: { type: 'NodePort' } as never }))
+        .toThrow('test/Forgejo: \'expose.type\' must be \'LoadBalancer\', \'Ingress\' or \'ClusterIP\', got \'NodePort\'.');
+    });
   });
 });
