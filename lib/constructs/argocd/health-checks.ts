@@ -15,6 +15,18 @@
  */
 
 /**
+ * The start of every script: Argo CD runs each health check on its own, so each carries the helper that builds
+ * the table it returns.
+ */
+const RESULT_LUA = `local hs = {}
+local function result(status, message)
+  hs.status = status
+  hs.message = message
+  return hs
+end
+`;
+
+/**
  * Health of a child Application, so an app-of-apps waits for its children in sync-wave order (Argo CD removed
  * this built-in check in 1.8). Field names are those of argo-cd v3.5.1 `pkg/apis/application/v1alpha1/types.go`
  * (`ApplicationStatus`, `OperationState`, `ApplicationCondition`, `SyncStatus`, `AppHealthStatus`).
@@ -33,13 +45,7 @@
  *   suspended CronJob, a hibernated database). Its resources exist and serve; holding the wave would fail every
  *   later sync at the sync timeout for a state someone chose. The message says it is suspended.
  */
-export const APPLICATION_HEALTH_LUA = `local hs = {}
-local function result(status, message)
-  hs.status = status
-  hs.message = message
-  return hs
-end
-local function empty(v)
+export const APPLICATION_HEALTH_LUA = `${RESULT_LUA}local function empty(v)
   return v == nil or v == "" or v == false or v == 0 or (type(v) == "table" and next(v) == nil)
 end
 -- Deep equality of decoded JSON, an empty value equal to an absent one (Go's omitempty).
@@ -59,13 +65,17 @@ local status = obj.status
 if status == nil then
   return result("Progressing", "Waiting for the Application controller")
 end
+-- \`Kind namespace/name\` of an entry of status.resources or syncResult.resources.
+local function resourceName(r)
+  return (r.kind or "") .. " " .. (r.namespace ~= nil and r.namespace ~= "" and (r.namespace .. "/") or "") .. (r.name or "")
+end
 -- The first resource in this health state, with its message: what a reader needs to act. Present because the
 -- install persists resource health in the Application (controller.resource.health.persist).
 local function culprit(wanted)
   if status.resources == nil then return "" end
   for _, r in ipairs(status.resources) do
     if r.health ~= nil and r.health.status == wanted then
-      local where = (r.kind or "") .. " " .. (r.namespace ~= nil and r.namespace ~= "" and (r.namespace .. "/") or "") .. (r.name or "")
+      local where = resourceName(r)
       if r.health.message ~= nil and r.health.message ~= "" then return " (" .. where .. ": " .. r.health.message .. ")" end
       return " (" .. where .. ")"
     end
@@ -78,7 +88,7 @@ local function failedTask(operationState)
   if operationState == nil or operationState.syncResult == nil or operationState.syncResult.resources == nil then return "" end
   for _, r in ipairs(operationState.syncResult.resources) do
     if r.status == "SyncFailed" or r.hookPhase == "Failed" or r.hookPhase == "Error" then
-      local where = (r.kind or "") .. " " .. (r.namespace ~= nil and r.namespace ~= "" and (r.namespace .. "/") or "") .. (r.name or "")
+      local where = resourceName(r)
       return " (" .. where .. ": " .. (r.message or "") .. ")"
     end
   end
@@ -150,13 +160,7 @@ return result(health, "Synced, health " .. health .. culprit(health))
  * cluster is a replica is Suspended: CNPG applies it only after a promotion, which is a deliberate act. A
  * Database being deleted never reaches the script: Argo CD reports it Progressing, "Pending deletion".
  */
-export const CNPG_DATABASE_HEALTH_LUA = `local hs = {}
-local function result(status, message)
-  hs.status = status
-  hs.message = message
-  return hs
-end
-local status = obj.status
+export const CNPG_DATABASE_HEALTH_LUA = `${RESULT_LUA}local status = obj.status
 if status == nil then
   return result("Progressing", "Waiting for CloudNativePG to reconcile the database")
 end
@@ -192,13 +196,7 @@ return result("Healthy", "Database applied")
  * (condition `cnpg.io/hibernation` True; `pkg/reconciler/hibernation/status.go`); hibernation still under way
  * is Progressing.
  */
-export const CNPG_CLUSTER_HEALTH_LUA = `local hs = {}
-local function result(status, message)
-  hs.status = status
-  hs.message = message
-  return hs
-end
-local phases = {
+export const CNPG_CLUSTER_HEALTH_LUA = `${RESULT_LUA}local phases = {
   ["Cluster in healthy state"] = "Healthy",
   ["Setting up primary"] = "Progressing",
   ["Creating a new replica"] = "Progressing",
