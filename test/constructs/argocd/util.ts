@@ -54,8 +54,4 @@ export function tree(cfg: HomelabConfig = REFERENCE_HOMELAB): ArgoCdChart {
 }
 
 /** The JSON of an object by kind and name in a synthesized chart. */
-export function find(manifests: any[], kind: string, name: string): any {
-  const found = manifests.find((m) => m.kind === kind && m.metadata?.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata?.name}`).join(', ')}`);
-  return found;
-}
+export { find } from '../../util';

@@ -1,12 +1,7 @@
 import { Testing } from 'cdk8s';
 import { CnpgCluster, CnpgClusterProps } from '../../../lib/constructs/cnpg/cnpg-cluster';
 import { IMAGES } from '../../../lib/shared/pins';
-
-function find(manifests: any[], kind: string, name: string): any {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
-  return found;
-}
+import { find } from '../../util';
 
 describe('CnpgCluster', () => {
   test('defaults: one instance, app database, preferred anti-affinity and control-plane tolerations', () => {

@@ -1,12 +1,7 @@
 import { Testing } from 'cdk8s';
 import { CnpgCluster } from '../../../lib/constructs/cnpg/cnpg-cluster';
 import { CnpgDatabase } from '../../../lib/constructs/cnpg/cnpg-database';
-
-function find(manifests: any[], kind: string, name: string): any {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
-  return found;
-}
+import { find } from '../../util';
 
 describe('CnpgDatabase', () => {
   test('derives the Kubernetes name and lives in the cluster namespace, after the cluster', () => {

@@ -3,12 +3,7 @@ import { CnpgCluster } from '../../../lib/constructs/cnpg/cnpg-cluster';
 import { CnpgDatabase } from '../../../lib/constructs/cnpg/cnpg-database';
 import { WaitForPostgresJob } from '../../../lib/constructs/cnpg/wait-for-postgres-job';
 import { IMAGES } from '../../../lib/shared/pins';
-
-function find(manifests: any[], kind: string, name: string): any {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
-  return found;
-}
+import { find } from '../../util';
 
 describe('WaitForPostgresJob', () => {
   function build(timeout?: Duration) {
