@@ -5,8 +5,9 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Only test/ holds tests; the haste map need not crawl dist/, .build/ or the generated imports/ and schemas/.
   roots: ['<rootDir>/test'],
-  // The packed-tarball test builds, packs and installs the package (`npm run test:package`, run by .ci/run).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/'],
+  // The packed-tarball test (`npm run test:package`) and the real API server test (`npm run test:cluster`) are
+  // suites of their own, run by .ci/run.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/', '<rootDir>/test/cluster/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', {
       // The same output as tsc for tsconfig.json: CommonJS, ES2022, and class fields defined with

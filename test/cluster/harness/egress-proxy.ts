@@ -1,0 +1,67 @@
+// kube-apiserver's "cluster" egress (--egress-selector-config-file, HTTPConnect over a Unix socket; the
+// protocol of k8s.io/apiserver/pkg/server/egressselector/egress_selector.go, tunnelHTTPConnect): every
+// connection the API server opens to a Service — an admission webhook, here — arrives as
+// `CONNECT <host>:<port>`. A route sends it to a server on the host; anything unrouted is refused and
+// remembered, so a test can show which in-cluster endpoint the API server wanted.
+import * as fs from 'fs';
+import * as net from 'net';
+
+export class EgressProxy {
+  private readonly routes = new Map<string, number>();
+  private readonly server: net.Server;
+  /** CONNECT targets nothing was routed to, in order. */
+  readonly refused: string[] = [];
+
+  constructor(readonly socket: string) {
+    this.server = net.createServer((client) => this.handle(client));
+  }
+
+  /**
+   * Sends connections for `target` to 127.0.0.1:`port`. `target` is what the API server dials: the Service's
+   * DNS name and port (`name.namespace.svc:443`) or its ClusterIP and port.
+   */
+  route(target: string, port: number): void {
+    this.routes.set(target, port);
+  }
+
+  listen(): Promise<void> {
+    fs.rmSync(this.socket, { force: true });
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.socket, () => resolve());
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(client: net.Socket): void {
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      client.removeListener('data', onData);
+      const match = /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head.subarray(0, end).toString('latin1'));
+      const target = match?.[1] ?? '';
+      const port = this.routes.get(target);
+      if (port === undefined) {
+        this.refused.push(target);
+        client.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+        return;
+      }
+      const upstream = net.connect(port, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        const rest = head.subarray(end + 4);
+        if (rest.length > 0) upstream.write(rest);
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    };
+    client.on('data', onData);
+    client.on('error', () => client.destroy());
+  }
+}
