@@ -4,6 +4,9 @@
 #     health-check tests themselves run them in Argo CD's own Lua VM (scripts/build-lua-health.js);
 #   - ShellCheck lints the generated runbook dist/bootstrap/bootstrap.sh (test/output);
 #   - yamllint lints the synthesized manifests;
+#   - etcd (Debian's etcd-server) is the datastore of the cluster test's kube-apiserver (npm run test:cluster;
+#     the API server itself is built from Go modules by scripts/build-control-plane.js);
+#   - openssl generates the cluster test's certificates;
 #   - kubectl comes from the Debian package kubernetes-client. Debian 12 ships kubectl 1.20, older than the
 #     runbook's minimum, so it serves offline checks only; a machine that already has a kubectl keeps it.
 #     Where the package does not exist, a note says so and the other tools still install.
@@ -11,11 +14,11 @@
 set -euo pipefail
 
 missing=()
-for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1; do
+for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1 etcd:etcd-server openssl:openssl; do
   if ! command -v "${pair%%:*}" >/dev/null 2>&1; then missing+=("${pair#*:}"); fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-tools: shellcheck, yamllint, kubectl and lua5.1 are present"
+  echo "install-tools: shellcheck, yamllint, kubectl, lua5.1, etcd and openssl are present"
   exit 0
 fi
 
@@ -40,6 +43,6 @@ done
 if [ "${#available[@]}" -gt 0 ]; then
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${available[@]}"
 fi
-for tool in shellcheck yamllint kubectl; do
+for tool in shellcheck yamllint kubectl etcd; do
   if command -v "$tool" >/dev/null 2>&1; then echo "install-tools: $tool: $(command -v "$tool")"; fi
 done

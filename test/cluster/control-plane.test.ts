@@ -6,8 +6,8 @@ let plane: ControlPlane;
 beforeAll(async () => { plane = await ControlPlane.start(); }, 600_000);
 afterAll(async () => { await plane?.stop(); });
 
-test('kube-apiserver and kubectl are the pinned release, stamped (not v0.0.0-master)', () => {
-  const r = plane.kubectl(['version', '-o', 'json']);
+test('kube-apiserver and kubectl are the pinned release, stamped (not v0.0.0-master)', async () => {
+  const r = await plane.kubectl(['version', '-o', 'json']);
   expect(r.status).toBe(0);
   const v = JSON.parse(r.stdout);
   expect(v.clientVersion.gitVersion).toBe(plane.binaries.version);
@@ -15,24 +15,24 @@ test('kube-apiserver and kubectl are the pinned release, stamped (not v0.0.0-mas
   expect(plane.binaries.version).toMatch(/^v1\.30\.\d+$/);
 });
 
-test('the API server listens on 127.0.0.1 only', () => {
+test('the API server listens on 127.0.0.1 only', async () => {
   expect(plane.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
 });
 
 test('RBAC is enforced: a ServiceAccount without a binding cannot list Secrets', async () => {
-  plane.kubectl(['create', 'serviceaccount', 'nobody', '-n', 'default']);
+  await plane.kubectl(['create', 'serviceaccount', 'nobody', '-n', 'default']);
   const kubeconfig = await plane.serviceAccountKubeconfig('default', 'nobody');
-  const r = plane.kubectl(['--kubeconfig', kubeconfig, 'get', 'secrets', '-n', 'default']);
+  const r = await plane.kubectl(['--kubeconfig', kubeconfig, 'get', 'secrets', '-n', 'default']);
   expect(r.status).not.toBe(0);
   expect(r.stderr).toContain('system:serviceaccount:default:nobody');
   expect(r.stderr).toContain('forbidden');
 });
 
-test('Pod Security admission judges Pods in a namespace labelled enforce=restricted', () => {
-  plane.kubectl(['create', 'namespace', 'psa-check']);
-  plane.kubectl(['label', 'namespace', 'psa-check', 'pod-security.kubernetes.io/enforce=restricted']);
+test('Pod Security admission judges Pods in a namespace labelled enforce=restricted', async () => {
+  await plane.kubectl(['create', 'namespace', 'psa-check']);
+  await plane.kubectl(['label', 'namespace', 'psa-check', 'pod-security.kubernetes.io/enforce=restricted']);
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'root', namespace: 'psa-check' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
-  const r = plane.kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
+  const r = await plane.kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
   expect(r.status).not.toBe(0);
   expect(r.stderr).toContain('violates PodSecurity "restricted:latest"');
 });

@@ -36,7 +36,7 @@ export function controlPlaneBinaries(): ControlPlaneBinaries {
   return JSON.parse(r.stdout) as ControlPlaneBinaries;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -74,6 +74,12 @@ function kubeconfig(server: string, ca: string, user: { cert: string; key: strin
     contexts: [{ name: 'homelab-test', context: { cluster: 'test', user: 'user' } }],
     'current-context': 'homelab-test',
   }, null, 2);
+}
+
+export interface KubectlResult {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
 }
 
 interface Managed {
@@ -134,11 +140,22 @@ export class ControlPlane {
     return { ...process.env, KUBECONFIG: this.kubeconfig, HOME: this.dir, ...extra };
   }
 
-  /** Runs the matching kubectl synchronously against this control plane. */
-  kubectl(args: readonly string[], input?: string): { status: number; stdout: string; stderr: string } {
-    const r = spawnSync(this.binaries.kubectl, ['--kubeconfig', this.kubeconfig, ...args], { encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024 });
-    if (r.error !== undefined) throw r.error;
-    return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  /**
+   * Runs the matching kubectl against this control plane. Asynchronous on purpose: the egress proxy, the CNPG
+   * webhook route and the StatusWriter live in this process, and a synchronous child would starve them while
+   * the API server waits on them.
+   */
+  kubectl(args: readonly string[], input?: string): Promise<KubectlResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.binaries.kubectl, ['--kubeconfig', this.kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (c: Buffer) => out.push(c));
+      child.stderr.on('data', (c: Buffer) => err.push(c));
+      child.once('error', reject);
+      child.once('close', (status) => resolve({ status: status ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+      child.stdin.end(input ?? '');
+    });
   }
 
   /** A kubeconfig that authenticates as a ServiceAccount, with a token from the TokenRequest API. */
@@ -191,6 +208,10 @@ export class ControlPlane {
       `--cert-dir=${path.join(dir, 'certs')}`, '--profiling=false',
     ]);
     this.client = new KubeClient(this.server, { ca: this.caFile, ...admin });
+    this.egress.resolver = async (ip) => {
+      const service = (await this.kube.list('/api/v1/services')).find((s) => s.spec.clusterIP === ip);
+      return service === undefined ? undefined : `${service.metadata.name}.${service.metadata.namespace}.svc`;
+    };
     await this.waitReady();
     this.launch('kube-controller-manager', this.binaries['kube-controller-manager'], [
       `--kubeconfig=${path.join(dir, 'controller-manager.kubeconfig')}`, '--bind-address=127.0.0.1', '--secure-port=0',

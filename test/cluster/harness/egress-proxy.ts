@@ -6,8 +6,13 @@
 import * as fs from 'fs';
 import * as net from 'net';
 
+/** The Service DNS name (`name.namespace.svc`) that holds a ClusterIP, or undefined. */
+export type ClusterIpResolver = (ip: string) => Promise<string | undefined>;
+
 export class EgressProxy {
   private readonly routes = new Map<string, number>();
+  /** kube-apiserver dials a Service's ClusterIP (its default service resolver), so routes by name need this. */
+  resolver: ClusterIpResolver | undefined;
   private readonly server: net.Server;
   /** CONNECT targets nothing was routed to, in order. */
   readonly refused: string[] = [];
@@ -45,23 +50,35 @@ export class EgressProxy {
       client.removeListener('data', onData);
       const match = /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head.subarray(0, end).toString('latin1'));
       const target = match?.[1] ?? '';
-      const port = this.routes.get(target);
-      if (port === undefined) {
-        this.refused.push(target);
-        client.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
-        return;
-      }
-      const upstream = net.connect(port, '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection established\r\n\r\n');
-        const rest = head.subarray(end + 4);
-        if (rest.length > 0) upstream.write(rest);
-        client.pipe(upstream);
-        upstream.pipe(client);
+      void this.lookup(target).then((port) => {
+        if (port === undefined) {
+          this.refused.push(target);
+          client.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+        } else {
+          this.tunnel(client, port, head.subarray(end + 4));
+        }
       });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
     };
     client.on('data', onData);
     client.on('error', () => client.destroy());
+  }
+
+  private async lookup(target: string): Promise<number | undefined> {
+    const direct = this.routes.get(target);
+    if (direct !== undefined || this.resolver === undefined) return direct;
+    const colon = target.lastIndexOf(':');
+    const name = await this.resolver(target.slice(0, colon)).catch(() => undefined);
+    return name === undefined ? undefined : this.routes.get(`${name}${target.slice(colon)}`);
+  }
+
+  private tunnel(client: net.Socket, port: number, rest: Buffer): void {
+    const upstream = net.connect(port, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+      if (rest.length > 0) upstream.write(rest);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
   }
 }

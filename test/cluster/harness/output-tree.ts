@@ -1,0 +1,99 @@
+// A synthesized output tree, made applicable on a machine without internet: the bootstrap kustomizations pull
+// the Argo CD and CNPG release manifests by URL, and ../shared/manifests/ holds those exact files, unmodified,
+// with the checksums of the bytes the URLs serve. The copy's kustomizations point at the local file after its
+// sha256 is checked, so our patches meet the real upstream objects.
+import { spawnSync } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const SHARED = path.resolve(ROOT, '..', 'shared');
+const MANIFESTS = path.join(SHARED, 'manifests');
+
+/** The URL each bootstrap kustomization names → its local copy and the sha256 ../shared/manifests/README.md lists. */
+export const UPSTREAM_MANIFESTS: Readonly<Record<string, { readonly file: string; readonly sha256: string }>> = {
+  'https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml':
+    { file: 'argocd-v3.5.1-install.yaml', sha256: '795a3a972224da6a7f9d32c3e946445f062b60fb46028476715affeb688236e3' },
+  'https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.yaml':
+    { file: 'cnpg-1.30.0.yaml', sha256: 'f8bede43fe4ee0d478c2355b204a36876b2ae4faac60f2a9452280b293da3b88' },
+};
+
+/** The local copy of an upstream manifest, after checking its bytes are the ones the URL serves. */
+export function localManifest(url: string): string {
+  const entry = UPSTREAM_MANIFESTS[url];
+  if (entry === undefined) throw new Error(`no local copy of ${url} in ../shared/manifests/; add it to UPSTREAM_MANIFESTS with its sha256`);
+  const file = path.join(MANIFESTS, entry.file);
+  const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  if (sha256 !== entry.sha256) throw new Error(`${file}: sha256 ${sha256}, expected ${entry.sha256} (the bytes ${url} serves)`);
+  return file;
+}
+
+/** Copies `dist` into a temporary folder with every remote kustomization resource pointed at its local copy. */
+export function offlineCopy(dist: string, secretFiles: Readonly<Record<string, string>> = {}): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-tree-'));
+  fs.cpSync(dist, dir, { recursive: true });
+  for (const file of walk(dir).filter((f) => path.basename(f) === 'kustomization.yaml')) {
+    const k = YAML.parse(fs.readFileSync(file, 'utf8'));
+    k.resources = (k.resources ?? []).map((r: string) => {
+      if (!/^https?:\/\//.test(r)) return r;
+      const local = path.join(path.dirname(file), path.basename(UPSTREAM_MANIFESTS[r]?.file ?? r));
+      fs.copyFileSync(localManifest(r), local);
+      return path.basename(local);
+    });
+    for (const gen of k.secretGenerator ?? []) {
+      for (const f of gen.files ?? []) {
+        const name = f.includes('=') ? f.split('=')[1] : f;
+        if (!fs.existsSync(path.join(path.dirname(file), name))) {
+          fs.writeFileSync(path.join(path.dirname(file), name), secretFiles[name] ?? 'test-placeholder\n', { mode: 0o600 });
+        }
+      }
+    }
+    fs.writeFileSync(file, YAML.stringify(k));
+  }
+  return dir;
+}
+
+export function walk(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? walk(p) : [p];
+  }).sort();
+}
+
+/** Synthesizes `config` into a fresh temporary folder with the project's CLI, as a user would. */
+export function synthesize(config: string): string {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-synth-'));
+  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'main.ts'), '--config', config, '--out', path.join(out, 'dist')],
+    { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`synth of ${config} failed:\n${r.stderr}`);
+  return path.join(out, 'dist');
+}
+
+/** One unit of the tree the way it is applied: a plain manifest file (-f) or a kustomization folder (-k). */
+export interface ApplyUnit {
+  /** Path relative to the tree, e.g. `bootstrap/02-cnpg-operator`. */
+  readonly name: string;
+  readonly flag: '-f' | '-k';
+  readonly path: string;
+}
+
+/**
+ * Every Kubernetes manifest of the tree in the order a bring-up creates it: the bootstrap steps by their
+ * number (the runbook's order), then what Argo CD applies (argocd/ and the Application source folders).
+ * Helm values files (values/) are not manifests and are left out.
+ */
+export function applyUnits(tree: string): ApplyUnit[] {
+  const bootstrap = path.join(tree, 'bootstrap');
+  const steps = fs.readdirSync(bootstrap).filter((n) => /^\d+-/.test(n)).sort().map((n): ApplyUnit => {
+    const p = path.join(bootstrap, n);
+    return { name: `bootstrap/${n}`, flag: fs.statSync(p).isDirectory() ? '-k' : '-f', path: p };
+  });
+  const rest = walk(tree)
+    .filter((f) => f.endsWith('.yaml') && !f.startsWith(bootstrap + path.sep) && !f.startsWith(path.join(tree, 'values') + path.sep))
+    .filter((f) => YAML.parseAllDocuments(fs.readFileSync(f, 'utf8')).some((d) => d.toJSON()?.kind !== undefined && d.toJSON()?.apiVersion !== undefined))
+    .map((f): ApplyUnit => ({ name: path.relative(tree, f), flag: '-f', path: f }));
+  return [...steps, ...rest];
+}

@@ -1,0 +1,116 @@
+// The generated runbook end to end against a real kube-apiserver, with the real kubectl of the same release:
+// every wait passes in order, a second run changes nothing, and a run killed in any step converges when run
+// again. The StatusWriter plays the controllers (test/cluster/harness/status-writer.ts); the wait Jobs' own
+// kubectl commands run for real, as their ServiceAccounts.
+import * as fs from 'fs';
+import * as path from 'path';
+import { CnpgWebhook } from './harness/cnpg-webhook';
+import { ControlPlane } from './harness/control-plane';
+import { offlineCopy, ROOT, synthesize } from './harness/output-tree';
+import { runbookEnv, runRunbook, stepsStarted } from './harness/runbook';
+import { StatusWriter } from './harness/status-writer';
+
+const TREES = [
+  { name: 'reference homelab (committed dist/)', dist: (): string => path.join(ROOT, 'dist') },
+  { name: 'ddb example (fresh synth)', dist: (): string => synthesize(path.join(ROOT, 'examples', 'ddb-cluster.config.ts')) },
+];
+
+/** Kinds whose objects the runbook re-creates on purpose (a Job's template is immutable: delete_job). */
+const RECREATED = new Set(['Job']);
+/** Objects the API server itself rewrites on its own schedule. */
+const VOLATILE = new Set(['Event', 'Lease', 'Endpoints', 'EndpointSlice']);
+
+interface Stack {
+  plane: ControlPlane;
+  webhook: CnpgWebhook;
+  writer: StatusWriter;
+}
+
+async function startStack(): Promise<Stack> {
+  const plane = await ControlPlane.start();
+  const webhook = new CnpgWebhook(plane);
+  await webhook.start();
+  const writer = new StatusWriter(plane, { readyAfterMs: 300, controllers: [() => webhook.injectCaBundle()] }).start();
+  return { plane, webhook, writer };
+}
+
+async function stopStack(stack: Stack | undefined): Promise<void> {
+  await stack?.writer.stop();
+  await stack?.webhook.stop();
+  await stack?.plane.stop();
+}
+
+/** uid and resourceVersion of every object the API server lists, but Jobs and volatile kinds. */
+async function snapshot(plane: ControlPlane): Promise<Map<string, string>> {
+  const resources = (await plane.kubectl(['api-resources', '--verbs=list', '-o', 'name'])).stdout.trim().split('\n');
+  const items = JSON.parse((await plane.kubectl(['get', resources.join(','), '-A', '-o', 'json'])).stdout).items as any[];
+  return new Map(items
+    .filter((o) => !RECREATED.has(o.kind) && !VOLATILE.has(o.kind))
+    .map((o) => [`${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, `${o.metadata.uid} ${o.metadata.resourceVersion}`]));
+}
+
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return keys.filter((k) => before.get(k) !== after.get(k)).map((k) => `${k}: ${before.get(k) ?? 'absent'} → ${after.get(k) ?? 'absent'}`);
+}
+
+function stepCount(tree: string): number {
+  return Number(/^STEPS=(\d+)$/m.exec(fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8'))![1]);
+}
+
+describe.each(TREES)('$name: the runbook against kube-apiserver', ({ dist }) => {
+  let tree: string;
+  let steps: number;
+  beforeAll(() => {
+    tree = offlineCopy(dist());
+    steps = stepCount(tree);
+  });
+  afterAll(() => fs.rmSync(tree, { recursive: true, force: true }));
+
+  describe('on a bare cluster', () => {
+    let stack: Stack;
+    beforeAll(async () => { stack = await startStack(); }, 900_000);
+    afterAll(() => stopStack(stack));
+
+    test('runs to the end: every step in order, every wait passes', async () => {
+      const r = await runRunbook(tree, runbookEnv(stack.plane));
+      expect(r.output).toContain(`Bootstrap complete: ${steps} steps applied and ready.`);
+      expect(r.status).toBe(0);
+      expect(stepsStarted(r.output)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+      expect(r.output).not.toMatch(/FAILED/);
+      expect(stack.writer.error).toBeUndefined();
+    });
+
+    test('each wait Job ran its own command as its ServiceAccount and passed', () => {
+      const executed = stack.writer.events.filter((e) => e.what.startsWith('running kubectl'));
+      expect(executed.length).toBeGreaterThan(0);
+      for (const e of executed) {
+        expect(stack.writer.events).toContainEqual(expect.objectContaining({ key: e.key, what: expect.stringMatching(/^Complete \(exit 0\)/) }));
+      }
+    });
+
+    test('a second run changes nothing: no object is written again (Jobs are re-created by design)', async () => {
+      const before = await snapshot(stack.plane);
+      const r = await runRunbook(tree, runbookEnv(stack.plane));
+      expect(r.status).toBe(0);
+      expect(changes(before, await snapshot(stack.plane))).toEqual([]);
+    });
+  });
+
+  describe('killed in each step in turn', () => {
+    let stack: Stack;
+    beforeAll(async () => { stack = await startStack(); }, 900_000);
+    afterAll(() => stopStack(stack));
+
+    test('every re-run picks up where the killed one stopped, and the last one converges', async () => {
+      const env = runbookEnv(stack.plane);
+      for (let k = 1; k <= steps; k++) {
+        const killed = await runRunbook(tree, env, { killAtStep: k, killDelayMs: 700 });
+        expect({ step: k, killedAt: killed.killedAt }).toEqual({ step: k, killedAt: k });
+      }
+      const r = await runRunbook(tree, env);
+      expect(r.output).toContain(`Bootstrap complete: ${steps} steps applied and ready.`);
+      expect(r.status).toBe(0);
+    });
+  });
+});
