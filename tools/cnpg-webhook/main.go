@@ -15,7 +15,7 @@
 //   - the manager is built with CNPG's scheme (internal/scheme BuildWithAllKnownScheme, controller.go line 55)
 //     and the webhook server reads tls.crt/tls.key (controller.go lines 182-190);
 //   - the webhooks are registered by CNPG's own webhookv1.Setup*WebhookWithManager, in the order of
-//     setupWebhooks (controller.go lines 359-388), and /readyz answers OK as in controller.go line 397;
+//     setupWebhooks (controller.go lines 359-385), and /readyz answers OK as in controller.go line 397;
 //   - left out: leader election, the metrics and pprof servers, health probes, every reconciler
 //     (setupReconcilers), ensurePKI (no Secret written, no webhook configuration patched), the operator's
 //     client certificate and the CNPG-i plugin repository. No controller runs, so no informer is started.
