@@ -7,7 +7,8 @@
 //   node scripts/build-cnpg-webhook.js          build when missing, print the binary's path
 //   node scripts/build-cnpg-webhook.js --path   print where the binary is (or would be); build nothing
 //
-// Needs Go (>= the go line of tools/cnpg-webhook/go.mod). A first build takes about 2 minutes on 2 cores.
+// Needs Go (>= the go line of tools/cnpg-webhook/go.mod). A first build takes about 2.5 minutes on 2 cores,
+// 3.5 when the module cache is empty too.
 'use strict';
 const { createHash } = require('crypto');
 const { spawnSync } = require('child_process');
