@@ -157,8 +157,11 @@ describe('PersistentVolumeClaim growth, told apart from shrinking (claims bound,
   });
 });
 
-/** Two valid values of each CRD field its CEL rule freezes; a field without a pair fails the test by name. */
-const CRD_VALUES: Record<string, readonly [unknown, unknown]> = {
+/**
+ * Two valid values of each CRD field its CEL rule freezes, and the sibling fields other CEL rules require with
+ * it (e.g. `icuLocale` only with `localeProvider: icu`); a field without an entry fails the test by name.
+ */
+const CRD_VALUES: Record<string, readonly [unknown, unknown, Record<string, unknown>?]> = {
   'Database spec.cluster': [{ name: 'db-a' }, { name: 'db-b' }],
   'Database spec.name': ['app', 'other'],
   'Database spec.encoding': ['UTF8', 'LATIN1'],
@@ -166,9 +169,9 @@ const CRD_VALUES: Record<string, readonly [unknown, unknown]> = {
   'Database spec.localeCType': ['C', 'en_US.UTF-8'],
   'Database spec.localeCollate': ['C', 'en_US.UTF-8'],
   'Database spec.localeProvider': ['libc', 'icu'],
-  'Database spec.icuLocale': ['en', 'de'],
-  'Database spec.icuRules': ['&a < b', '&b < c'],
-  'Database spec.builtinLocale': ['C', 'C.UTF-8'],
+  'Database spec.icuLocale': ['en', 'de', { localeProvider: 'icu' }],
+  'Database spec.icuRules': ['&a < b', '&b < c', { localeProvider: 'icu', icuLocale: 'en' }],
+  'Database spec.builtinLocale': ['C', 'C.UTF-8', { localeProvider: 'builtin' }],
   'Database spec.collationVersion': ['1', '2'],
   'Database spec.template': ['template0', 'template1'],
   'DatabaseRole spec.name': ['app', 'other'],
@@ -201,10 +204,12 @@ describe('every CRD field frozen by a CEL rule (crdImmutableFields over the pinn
   });
 
   test.each(fields.map((f, i) => ({ ...f, name: `${f.kind.toLowerCase()}-cel-${i}` })))('$kind $path', async (field) => {
-    const [before, after] = CRD_VALUES[`${field.kind} ${field.path}`];
+    const [before, after, siblings] = CRD_VALUES[`${field.kind} ${field.path}`];
     const key = field.path.split('.').pop()!;
     const o = crdBase(field.kind, field.name);
     o.spec[key] = before;
+    const withSiblings = { ...o.spec, ...siblings };
+    o.spec = withSiblings;
     if (field.kind === 'Rollout') o.spec.template = podTemplate((before as any).matchLabels.app);
     const created = await apply(plane, o);
     expect(created).toMatchObject({ status: 0, stderr: '' });

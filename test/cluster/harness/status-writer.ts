@@ -11,7 +11,11 @@
 //   Job (Forgejo's provisioning runs the Forgejo CLI) cannot run here: it is marked Complete and listed in
 //   `stoodIn`, so a test can say so.
 // - CNPG Cluster: condition Ready=True (reason ClusterIsReady) and phase "Cluster in healthy state"
-//   (cloudnative-pg v1.30.0 api/v1/cluster_conditions.go, pkg/apis/.../cluster_types.go PhaseHealthy).
+//   (cloudnative-pg v1.30.0 api/v1/cluster_conditions.go, api/v1/cluster_types.go PhaseHealthy), and the image
+//   that runs on the data directory, `status.image` and `status.pgDataImageInfo {image, majorVersion}`
+//   (cluster_types.go ImageInfo): CNPG's webhook judges a major-version change against it
+//   (internal/webhook/v1/cluster_webhook.go reads old.Status.PGDataImageInfo), so without it a downgrade would
+//   pass unseen.
 // - CNPG Database: `applied: true` and `observedGeneration` once its Cluster is Ready (api/v1/database_funcs.go
 //   SetAsReady); a fault turns it into SetAsFailed (`applied: false` and a message, no observedGeneration).
 // - PersistentVolumeClaim: Bound with the requested capacity, when its StorageClass exists (the external
@@ -166,8 +170,12 @@ export class StatusWriter {
         const ready = (status.conditions ?? []).some((x: any) => x.type === 'Ready' && x.status === 'True');
         if (ready || fault?.kind === 'never-ready' || !this.due(key, generation)) return;
         const instances = o.spec.instances ?? 1;
+        // The mutating webhook has written CNPG's default image into spec.imageName when the config left it out.
+        const image: string = o.spec.imageName;
+        const majorVersion = Number(/:(\d+)/.exec(image)?.[1]);
         await this.plane.kube.patchStatus(path, {
-          phase: 'Cluster in healthy state', instances, readyInstances: instances,
+          phase: 'Cluster in healthy state', instances, readyInstances: instances, image,
+          ...(Number.isInteger(majorVersion) ? { pgDataImageInfo: { image, majorVersion } } : {}),
           conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: 'Cluster is Ready', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
         });
         return this.record(key, 'Ready');
