@@ -79,6 +79,7 @@ describe('renderRunbook', () => {
     // GIVEN
     const options: Required<RunbookOptions> = {
       minKubectlVersion: '1.31.2',
+      minHelmVersion: '3.14',
       title: "Lab's bootstrap",
       pollIntervalSeconds: 2,
       requestTimeoutSeconds: 20,
