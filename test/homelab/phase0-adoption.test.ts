@@ -82,7 +82,7 @@ describe('the cilium Application adopts the release Phase 0 installs with helm',
 
   test('fails when the adopting Application lists values files of its own', () => {
     expect(problems(withCiliumSource({ valueFiles: ['k8s/bootstrap/cilium/values.yaml'] }))).toEqual([
-      expect.stringMatching(new RegExp(`^argocd\\.applications\\.cilium\\.sources\\[0\\]\\.valueFiles: .*reads values 'k8s/bootstrap/cilium/values\\.yaml', ` +
+      expect.stringMatching(new RegExp('^argocd\\.applications\\.cilium\\.sources\\[0\\]\\.valueFiles: .*reads values \'k8s/bootstrap/cilium/values\\.yaml\', ' +
         `while Phase 0 installed it with '${VALUES.replace(/\./g, '\\.')}'.*Remove valueFiles`)),
     ]);
   });

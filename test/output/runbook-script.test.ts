@@ -615,6 +615,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
     box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
     box.useFakeGit();
+    box.useFakeHelm();
     return box;
   }
   const callIndex = (calls: readonly string[], pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
