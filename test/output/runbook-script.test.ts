@@ -640,30 +640,30 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
         return i;
       };
       const order = [
-        at(/-forgejo -f <dir>\/04-forgejo\.yaml$/),
+        at(/-forgejo -f <dir>\/06-forgejo\.yaml$/),
         at(/^rollout status deployment\/forgejo -n cicd/),
-        at(/-argocd-seed-credential -k <staging>\/06-argocd-seed-credential$/),
-        at(/-argocd-seed-root -f <dir>\/07-argocd-seed-root\.yaml$/),
+        at(/-argocd-seed-credential -k <staging>\/08-argocd-seed-credential$/),
+        at(/-argocd-seed-root -f <dir>\/09-argocd-seed-root\.yaml$/),
         run.calls.indexOf(LS_REMOTE),
         run.calls.indexOf(EXEC),
-        at(/-argocd-repo-credential -k <staging>\/08-argocd-repo-credential$/),
-        at(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/),
+        at(/-argocd-repo-credential -k <staging>\/10-argocd-repo-credential$/),
+        at(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/),
       ];
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(order[4]).toBeGreaterThan(-1);
       // the flip is the last thing the runbook does
-      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/);
+      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/);
       expect(run.stdout).toContain(`✓ Forgejo mirror homelab-owner/homelab holds the commit of main on ${SEED} (${HEAD})`);
-      expect(run.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
+      expect(run.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
     });
 
     test('the seed root app reads GitHub and the flipped one Forgejo', () => {
-      const seedRoot = fs.readFileSync(path.join(box.dir, '07-argocd-seed-root.yaml'), 'utf8');
-      const root = fs.readFileSync(path.join(box.dir, '09-argocd-root.yaml'), 'utf8');
+      const seedRoot = fs.readFileSync(path.join(box.dir, '09-argocd-seed-root.yaml'), 'utf8');
+      const root = fs.readFileSync(path.join(box.dir, '11-argocd-root.yaml'), 'utf8');
       expect(seedRoot).toContain(`repoURL: ${SEED}`);
       expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps');
       expect(root).toContain('repoURL: http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
-      expect(fs.readFileSync(path.join(box.dir, '06-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
+      expect(fs.readFileSync(path.join(box.dir, '08-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
     });
 
     test('the seed is read with the deploy key; the token goes to Forgejo on stdin, never on a command line', () => {
@@ -682,7 +682,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     expect(r.status).toBe(1);
     expect(r.stdout).not.toContain('FORGEJO_READ_TOKEN');
     expect(r.stderr).toContain('✗ FAILED: FORGEJO_READ_TOKEN: no file at');
-    expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+    expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
     expect(callIndex(r.calls, /-argocd-seed-root -f /)).toBeGreaterThan(-1);
     expect(r.calls.filter((c) => /^git |^exec |-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
   });
@@ -699,7 +699,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     const noFlip = (r: RunResult) => {
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('Not flipping the root app to Forgejo: it keeps reading the GitHub seed.');
-      expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+      expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
       expect(r.calls.filter((c) => /-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
       // it polled: GitHub and Forgejo were asked more than once
       expect(r.calls.filter((c) => c === EXEC).length).toBeGreaterThan(1);
@@ -734,21 +734,21 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     const out = r.stdout;
     // the token is a need of the flip step, not of the preflight
     const token = `needs   FORGEJO_READ_TOKEN=${path.join(box.home, '.config/homelab/forgejo-read-token')} (MISSING`;
-    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[8/9] argocd-repo-credential'));
-    expect(out.indexOf('[7/9] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
-    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 09-argocd-root.yaml'));
-    expect(out.indexOf('[8/9] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[7/9] argocd-seed-root'));
+    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[10/11] argocd-repo-credential'));
+    expect(out.indexOf('[9/11] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
+    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 11-argocd-root.yaml'));
+    expect(out.indexOf('[10/11] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[9/11] argocd-seed-root'));
   });
 
   test('before the cutover the path is unchanged: GitHub credential, then the root app, and no mirror check', () => {
     const r = rebuildSandbox('github').run(YES);
     expect(r.status).toBe(0);
     expect(r.calls.slice(-2)).toEqual([
-      `${SSA}-argocd-repo-credential -k <staging>/06-argocd-repo-credential`,
-      `${SSA}-argocd-root -f <dir>/07-argocd-root.yaml`,
+      `${SSA}-argocd-repo-credential -k <staging>/08-argocd-repo-credential`,
+      `${SSA}-argocd-root -f <dir>/09-argocd-root.yaml`,
     ]);
     expect(r.calls.filter((c) => /^git |^exec /.test(c))).toEqual([]);
-    expect(r.stdout).toMatch(/Bootstrap complete: 7 steps applied and ready.\n$/);
+    expect(r.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
   });
 
   testWith(SHELLCHECK)('the post-cutover script is shellcheck-clean', () => {
