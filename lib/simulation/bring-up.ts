@@ -162,9 +162,10 @@ class BringUp {
       for (const obj of p.objects) this.world.apply(obj, this.clock.now);
       for (const w of p.step.waits) this.impliedObjects(w);
       const release = p.step.helmRelease;
-      this.log('runbook', release
-        ? `step ${p.index} ${p.step.stepName} installed (helm release ${release.namespace}/${release.releaseName}, chart ${release.chart} ${release.version})`
-        : `step ${p.index} ${p.step.stepName} applied (${p.objects.length} objects${p.step.kustomization ? ' + remote manifests' : ''})`);
+      // One verb for every step, so a timeline reads (and is searched) the same whatever the step is.
+      this.log('runbook', `step ${p.index} ${p.step.stepName} applied (` + (release
+        ? `helm upgrade --install of ${release.namespace}/${release.releaseName}, chart ${release.chart} ${release.version})`
+        : `${p.objects.length} objects${p.step.kustomization ? ' + remote manifests' : ''})`));
       this.world.reconcile(this.clock.now);
       for (const w of p.step.waits) {
         const failure = this.wait(w);
