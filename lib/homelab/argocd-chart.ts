@@ -80,6 +80,8 @@ export class ArgoCdChart extends Chart {
   public readonly applications: ReadonlyMap<string, HomelabApplication>;
   /** Secrets the tree references, sorted by namespace and name. */
   public readonly secretReferences: readonly SecretReference[];
+  /** The Phase-0 Helm releases, each with the Application that adopts it and the values file both read. */
+  public readonly phase0Releases: readonly AdoptableRelease[];
 
   constructor(scope: Construct, id: string, props: ArgoCdChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -88,6 +90,7 @@ export class ArgoCdChart extends Chart {
     checkConfig(config);
 
     this.repo = homelabRepoFor(config, props.forgejo);
+    this.phase0Releases = props.phase0Releases ?? [];
     this.project = new HomelabProject(this, 'Project', { repo: this.repo, name: argocd.project });
     this.root = new RootApp(this, 'Root', { project: this.project, repo: this.repo });
     const apps = new Map<string, HomelabApplication>();
@@ -215,7 +218,7 @@ export class ArgoCdChart extends Chart {
 
     const catalog = new Construct(this, 'Catalog');
     for (const [name, app] of sortedEntries(argocd.applications)) {
-      apps.set(name, catalogApplication(catalog, name, app, base, props.phase0Releases ?? []));
+      apps.set(name, catalogApplication(catalog, name, app, base, this.phase0Releases));
     }
     for (const [name, app] of sortedEntries(argocd.applications)) {
       for (const dep of app.dependsOn) apps.get(name)!.addDependsOn(apps.get(dep)!);
