@@ -91,7 +91,8 @@ export class BootstrapPlan extends Construct {
     const config = props.config;
     const sorted = <T>(r: Readonly<Record<string, T>>) => Object.keys(r).sort().map((k) => [k, r[k]] as const);
 
-    // Declared first: on Talos no node is Ready and no pod starts before the CNI, so the order puts it first.
+    // On Talos no node is Ready and no pod starts before the CNI: every step that runs a pod depends on this one
+    // (directly or through another step). Namespaces need no pod network, so they may come first.
     this.ciliumStep = new BootstrapStep(this, 'Cilium', {
       stepName: 'cilium',
       summary: 'Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)',
