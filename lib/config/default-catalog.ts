@@ -64,7 +64,10 @@ export const DEFAULT_ARGOCD: ArgoCdConfig = {
       sources: [chart(CHART_PINS.cilium, [])],
       clusterResources: ['ClusterRole', 'ClusterRoleBinding', 'IngressClass', 'Namespace'],
       additionalNamespaces: ['cilium-secrets'],
-      // The chart generates Hubble's TLS material at render time; comparing it would never settle.
+      // The chart generates Hubble's TLS material at render time; comparing it would never settle, and applying it
+      // would replace the CA and certificates the running release (installed by the runbook) uses:
+      // RespectIgnoreDifferences keeps the live values during a sync as well.
+      syncOptions: ['RespectIgnoreDifferences'],
       ignoreDifferences: [
         { kind: 'Secret', name: 'cilium-ca', namespace: 'kube-system', jsonPointers: ['/data'] },
         { kind: 'Secret', name: 'hubble-server-certs', namespace: 'kube-system', jsonPointers: ['/data'] },

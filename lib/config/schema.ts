@@ -301,7 +301,9 @@ export const PluginSourceSchema = z.strictObject({
 export const ApplicationSourceSchema = z.discriminatedUnion('kind', [GitPathSourceSchema, HelmChartSourceSchema, PluginSourceSchema]);
 
 /** Application-level sync options, each rendered as `<Option>=true` (see lib/constructs/argocd/sync-policy.ts). */
-export const SYNC_OPTIONS = ['CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'ServerSideApply', 'SkipDryRunOnMissingResource'] as const;
+export const SYNC_OPTIONS = [
+  'CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'RespectIgnoreDifferences', 'ServerSideApply', 'SkipDryRunOnMissingResource',
+] as const;
 
 /** Labels and annotations Argo CD sets on the namespace it creates (`syncPolicy.managedNamespaceMetadata`). */
 export const ManagedNamespaceMetadataSchema = z.strictObject({

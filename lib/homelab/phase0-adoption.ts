@@ -64,6 +64,13 @@ export function phase0AdoptionProblems(config: ResolvedHomelabConfig, releases: 
       problems.add(`${at}.namespace`, `application '${appName}' adopts ${r.component} (${r.configPath}.adoptedBy) but deploys to ` +
         `namespace '${app.namespace}', while ${what}: set namespace: '${r.release.namespace}'.`);
     }
+    // Fields the Application ignores in its diff (e.g. certificates the chart generates at each render) would still be
+    // applied by a sync, replacing what the running release uses, unless the sync respects them too.
+    if (app.ignoreDifferences.length > 0 && !app.syncOptions.includes('RespectIgnoreDifferences')) {
+      problems.add(`${at}.syncOptions`, `application '${appName}' adopts ${r.component} (${r.configPath}.adoptedBy) and ignores ` +
+        `${app.ignoreDifferences.length} field(s) in its diff (ignoreDifferences), but a sync would still apply them, replacing what the ` +
+        'release Phase 0 installed uses. Add \'RespectIgnoreDifferences\' to syncOptions, so a sync keeps their live values.');
+    }
     const files = s.valueFiles ?? [];
     if (files.length > 0 && !(files.length === 1 && files[0] === r.valuesFile)) {
       problems.add(`${path}.valueFiles`, `application '${appName}' adopts ${r.component} (${r.configPath}.adoptedBy) but reads values ` +

@@ -49,6 +49,12 @@ describe('the cilium Application adopts the release Phase 0 installs with helm',
     expect(tree.has('bootstrap/02-cilium/values.yaml')).toBe(true);
   });
 
+  test('a sync keeps the TLS material the release generated: the ignored fields are respected during the sync too', () => {
+    const app = parse(tree.get('argocd/apps/cilium.yaml') as string);
+    expect(app.spec.syncPolicy.syncOptions).toContain('RespectIgnoreDifferences=true');
+    expect(app.spec.ignoreDifferences.map((d: { name: string }) => d.name)).toEqual(['cilium-ca', 'hubble-server-certs', 'hubble-relay-client-certs']);
+  });
+
   test('the values are the Talos settings, typed', () => {
     const values = parse(tree.get('bootstrap/02-cilium/values.yaml') as string);
     expect(values).toMatchObject({
@@ -84,6 +90,14 @@ describe('the cilium Application adopts the release Phase 0 installs with helm',
     expect(problems(withCiliumSource({ valueFiles: ['k8s/bootstrap/cilium/values.yaml'] }))).toEqual([
       expect.stringMatching(new RegExp('^argocd\\.applications\\.cilium\\.sources\\[0\\]\\.valueFiles: .*reads values \'k8s/bootstrap/cilium/values\\.yaml\', ' +
         `while Phase 0 installed it with '${VALUES.replace(/\./g, '\\.')}'.*Remove valueFiles`)),
+    ]);
+  });
+
+  test('fails when the adopting Application ignores fields in its diff but not in its sync', () => {
+    expect(problems(withCiliumSource({}, { syncOptions: [] }))).toEqual([
+      'argocd.applications.cilium.syncOptions: application \'cilium\' adopts cilium (cilium.adoptedBy) and ignores 3 field(s) in its diff ' +
+        '(ignoreDifferences), but a sync would still apply them, replacing what the release Phase 0 installed uses. Add ' +
+        '\'RespectIgnoreDifferences\' to syncOptions, so a sync keeps their live values.',
     ]);
   });
 
