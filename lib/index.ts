@@ -6,8 +6,10 @@
  */
 export * from './constructs/argocd';
 export * from './constructs/bootstrap';
+export * from './constructs/cilium';
 export * from './constructs/cnpg';
 export * from './constructs/forgejo';
+export * from './constructs/longhorn';
 export * from './constructs/namespaces';
 export * from './constructs/temporal';
 export { SYNC_WAVES, SYNC_WAVE_ANNOTATION } from './shared/sync-waves';

@@ -5,7 +5,7 @@
 # Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for
 # exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.
 #
-# Needs: bash, coreutils, sed, grep, kubectl >= 1.29 and git (kustomize fetches remote manifests).
+# Needs: bash, coreutils, sed, grep, kubectl >= 1.29, helm >= 3.8 and git (kustomize fetches remote manifests).
 # Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.
 #
 # Usage: bootstrap.sh [--dry-run] [--yes] [--help]
@@ -15,12 +15,14 @@
 #
 # Steps:
 #    1. namespaces: namespaces with Pod Security labels
-#    2. cnpg-operator: CloudNativePG operator (release manifest)
-#    3. postgres-forgejo-db: CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them
-#    4. forgejo: Forgejo git host with Redis
-#    5. argocd-install: Argo CD (upstream manifest) with health checks and the SOPS plugin
-#    6. argocd-repo-credential: Argo CD repository credential (key read from a local file at apply time)
-#    7. argocd-root: the homelab AppProject and the root app-of-apps
+#    2. cilium: Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)
+#    3. longhorn: Longhorn, the storage and its default StorageClass (helm upgrade --install of the pinned chart)
+#    4. cnpg-operator: CloudNativePG operator (release manifest)
+#    5. postgres-forgejo-db: CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them
+#    6. forgejo: Forgejo git host with Redis
+#    7. argocd-install: Argo CD (upstream manifest) with health checks and the SOPS plugin
+#    8. argocd-repo-credential: Argo CD repository credential (key read from a local file at apply time)
+#    9. argocd-root: the homelab AppProject and the root app-of-apps
 #
 # Local files (override the path with the variable):
 #   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
@@ -30,7 +32,8 @@ set -euo pipefail
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TITLE='Homelab Phase-0 bootstrap'
 MIN_KUBECTL_VERSION=1.29
-STEPS=7
+MIN_HELM_VERSION=3.8
+STEPS=9
 POLL_SECONDS=5
 REQUEST_TIMEOUT=60s
 EXPECTED_CONTEXT=''
@@ -42,6 +45,7 @@ PROBLEM=''
 FIX=''
 STAGING=''
 CURRENT_STEP='preflight'
+KUBE_CONTEXT=''
 
 usage() {
   cat <<'USAGE'
@@ -176,6 +180,26 @@ check_kubectl() {
   printf '  ✓ kubectl %s (>= %s)\n' "$version" "$MIN_KUBECTL_VERSION"
 }
 
+check_helm() {
+  local version
+  if dry_run; then plan check "helm >= $MIN_HELM_VERSION on PATH"; return 0; fi
+  if ! command -v helm >/dev/null 2>&1; then
+    printf '  ✗ FAILED: helm not found on PATH\n    hint: install helm >= %s (https://helm.sh/docs/intro/install/); the runbook installs the CNI and the storage with it\n' "$MIN_HELM_VERSION" >&2
+    abort
+  fi
+  version="$(helm version --template '{{.Version}}' 2>&1)" || true
+  version="$(printf '%s\n' "$version" | sed -nE 's/^v?([0-9]+\.[0-9]+\.[0-9]+).*/\1/p' | head -n 1)"
+  if [ -z "$version" ]; then
+    failed "cannot read the version from helm version --template '{{.Version}}'" "$SECONDS"
+    abort
+  fi
+  if ! version_at_least "$version" "$MIN_HELM_VERSION"; then
+    printf '  ✗ FAILED: helm %s is older than %s\n    hint: install helm >= %s (https://helm.sh/docs/intro/install/)\n' "$version" "$MIN_HELM_VERSION" "$MIN_HELM_VERSION" >&2
+    abort
+  fi
+  printf '  ✓ helm %s (>= %s)\n' "$version" "$MIN_HELM_VERSION"
+}
+
 # confirm_cluster: shows which cluster the runbook is about to change (kube context, API server, kube-system
 # UID), refuses a cluster that differs from the one the config names, then asks (or takes --yes).
 confirm_cluster() {
@@ -194,6 +218,7 @@ confirm_cluster() {
     failed "read namespace kube-system through kube context $context (API server ${server:-unknown})" "$SECONDS" "$uid"
     inspect "$(quote kubectl --context "$context" get namespace kube-system)"
   fi
+  KUBE_CONTEXT="$context"
   printf '  → kube context     %s\n  → API server       %s\n  → kube-system UID  %s\n' "$context" "${server:-(unknown)}" "$uid"
   if [ -n "$EXPECTED_CONTEXT" ] && [ "$context" != "$EXPECTED_CONTEXT" ]; then
     mismatch="$mismatch    kube context is $context; the config expects $EXPECTED_CONTEXT (cluster.context)"$'\n'
@@ -391,9 +416,49 @@ install_secret_file() {
   passed "applied $what" "$start"
 }
 
+# helm_release STEP-NAME RELEASE CHART REPO VERSION NAMESPACE CREATE-NAMESPACE VALUES TIMEOUT: installs or upgrades
+# RELEASE from the pinned CHART with the step's generated VALUES file, in the confirmed kube context. Idempotent: a
+# re-run with the same values is an upgrade that changes nothing. helm's --timeout bounds its own waits and hooks;
+# the whole call (chart download included) is bounded a minute later.
+helm_release() {
+  local start=$SECONDS what="Helm release $6/$2 (chart $3 $5 from $4)" out status=0
+  local args=(upgrade --install "$2" "$3" --repo "$4" --version "$5" --namespace "$6")
+  if [ "$7" = 1 ]; then args=("${args[@]}" --create-namespace); fi
+  if dry_run; then plan helm "helm --kube-context <confirmed> $(quote "${args[@]}" -f "$8" --timeout "${9}s") (at most $(( $9 + 60 ))s)"; return 0; fi
+  waiting "$what" "$9"
+  out="$(timeout "$(( $9 + 60 ))" helm --kube-context "$KUBE_CONTEXT" "${args[@]}" -f "$DIR/$8" --timeout "${9}s" 2>&1)" || status=$?
+  if [ "$status" != 0 ]; then
+    if [ "$status" = 124 ]; then out="helm did not finish within $(( $9 + 60 ))s${out:+; $out}"; fi
+    failed "$what" "$start" "$out"
+    inspect "$(quote helm --kube-context "$KUBE_CONTEXT" status "$2" -n "$6"); $(quote helm --kube-context "$KUBE_CONTEXT" history "$2" -n "$6")"
+  fi
+  passed "installed $what" "$start"
+}
+
+# wait_object TIMEOUT RESOURCE NAMESPACE JSONPATH EXPECTED DESCRIPTION: polls until RESOURCE exists (in NAMESPACE, or
+# cluster-scoped when it is empty) and, given a JSONPATH, that field equals EXPECTED: for objects a controller creates
+# after the step (kubectl wait --for=create needs kubectl 1.31).
+wait_object() {
+  local timeout="$1" what="$6" start=$SECONDS out
+  local args=(get "$2" -o name)
+  if [ -n "$4" ]; then args=(get "$2" -o "jsonpath=$4"); fi
+  if [ -n "$3" ]; then args=("${args[@]}" -n "$3"); fi
+  if dry_run; then plan wait "$what (timeout ${timeout}s)"; return 0; fi
+  waiting "$what" "$timeout"
+  until out="$(kube "${args[@]}" 2>&1)" && { [ -z "$4" ] || [ "$out" = "$5" ]; }; do
+    if (( SECONDS - start >= timeout )); then
+      if [ -n "$4" ]; then out="$4 is '${out}', expected '$5'"; fi
+      failed "$what" "$start" "$out"
+      inspect "$(quote kubectl get "$2" -o yaml ${3:+-n "$3"})"
+    fi
+    sleep "$POLL_SECONDS"
+  done
+  passed "$what" "$start"
+}
+
 wait_rollout() { # namespace kind/name timeout
   local kind=Deployment what start=$SECONDS out
-  case "$2" in statefulset/*) kind=StatefulSet ;; esac
+  case "$2" in statefulset/*) kind=StatefulSet ;; daemonset/*) kind=DaemonSet ;; esac
   what="$kind $1/${2#*/} rolled out"
   if dry_run; then plan wait "$what (timeout $3s)"; return 0; fi
   waiting "$what" "$3"
@@ -540,6 +605,7 @@ default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt
 default_path SEED_DEPLOY_KEY "$HOME"/.ssh/argocd_seed
 begin
 check_kubectl
+check_helm
 need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
 need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
 confirm_cluster
@@ -547,30 +613,41 @@ confirm_cluster
 step 1 namespaces 'namespaces with Pod Security labels'
 apply namespaces -f 01-namespaces.yaml
 
-step 2 cnpg-operator 'CloudNativePG operator (release manifest)'
-apply cnpg-operator -k 02-cnpg-operator
+step 2 cilium 'Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)'
+helm_release cilium cilium cilium https://helm.cilium.io 1.20.0 kube-system 0 02-cilium/values.yaml 600
+wait_rollout kube-system daemonset/cilium 600
+wait_rollout kube-system deployment/cilium-operator 600
+
+step 3 longhorn 'Longhorn, the storage and its default StorageClass (helm upgrade --install of the pinned chart)'
+helm_release longhorn longhorn longhorn https://charts.longhorn.io 1.12.1 longhorn-system 0 03-longhorn/values.yaml 600
+wait_rollout longhorn-system daemonset/longhorn-manager 600
+wait_rollout longhorn-system deployment/longhorn-driver-deployer 600
+wait_object 600 storageclass/longhorn '' '{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}' true 'StorageClass longhorn exists and is the default'
+
+step 4 cnpg-operator 'CloudNativePG operator (release manifest)'
+apply cnpg-operator -k 04-cnpg-operator
 wait_crds 300 clusters.postgresql.cnpg.io databases.postgresql.cnpg.io
 wait_rollout cnpg-system deployment/cnpg-controller-manager 300
 wait_webhook 300 'CNPG admission webhooks answer a server-side dry-run of a Cluster' '{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"webhook-probe","namespace":"cnpg-system"},"spec":{"instances":1,"storage":{"size":"1Gi"}}}'
 
-step 3 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them'
+step 5 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them'
 delete_job cicd wait-for-forgejo-db
-apply postgres-forgejo-db -f 03-postgres-forgejo-db.yaml
+apply postgres-forgejo-db -f 05-postgres-forgejo-db.yaml
 wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}'
 
-step 4 forgejo 'Forgejo git host with Redis'
+step 6 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
 delete_job cicd forgejo-provision
-apply forgejo -f 04-forgejo.yaml
+apply forgejo -f 06-forgejo.yaml
 wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600
 wait_job cicd forgejo-provision 900
 
-step 5 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
+step 7 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
 install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE
-apply argocd-install -k 05-argocd-install
+apply argocd-install -k 07-argocd-install
 wait_crds 600 applications.argoproj.io applicationsets.argoproj.io appprojects.argoproj.io
 wait_rollout argocd deployment/argocd-applicationset-controller 600
 wait_rollout argocd deployment/argocd-dex-server 600
@@ -580,10 +657,10 @@ wait_rollout argocd deployment/argocd-repo-server 600
 wait_rollout argocd deployment/argocd-server 600
 wait_rollout argocd statefulset/argocd-application-controller 600
 
-step 6 argocd-repo-credential 'Argo CD repository credential (key read from a local file at apply time)'
-apply_staged argocd-repo-credential 06-argocd-repo-credential SEED_DEPLOY_KEY=sshPrivateKey
+step 8 argocd-repo-credential 'Argo CD repository credential (key read from a local file at apply time)'
+apply_staged argocd-repo-credential 08-argocd-repo-credential SEED_DEPLOY_KEY=sshPrivateKey
 
-step 7 argocd-root 'the homelab AppProject and the root app-of-apps'
-apply argocd-root -f 07-argocd-root.yaml
+step 9 argocd-root 'the homelab AppProject and the root app-of-apps'
+apply argocd-root -f 09-argocd-root.yaml
 
 finish

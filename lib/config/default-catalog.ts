@@ -4,13 +4,15 @@ import type { ArgoCdConfig, HelmChartSource } from './argocd-config';
 import { podSecurityNamespaceMetadata } from '../shared/pod-security';
 import { SYNC_WAVES } from '../shared/sync-waves';
 import { TEMPORAL_VALUES_CHART_VERSION } from '../shared/temporal-chart';
+import { PHASE0_CHARTS } from '../shared/pins';
 
 /**
  * Chart repositories and pinned versions of the reference catalog, from the research snapshot
  * `shared/reference/versions.md` §1. Changing a pin changes the output; nothing here floats.
  */
 export const CHART_PINS = {
-  cilium: { repoURL: 'https://helm.cilium.io', chart: 'cilium', version: '1.20.0' },
+  // Installed by the runbook in Phase 0 and adopted by the `cilium` Application: one pin for both.
+  cilium: PHASE0_CHARTS.cilium,
   coredns: { repoURL: 'https://coredns.github.io/helm', chart: 'coredns', version: '1.46.2' },
   certManager: { repoURL: 'https://charts.jetstack.io', chart: 'cert-manager', version: 'v1.21.1' },
   // Retired upstream in March 2026 (final release); plan the move to a Gateway API implementation.
@@ -55,12 +57,17 @@ export const DEFAULT_ARGOCD: ArgoCdConfig = {
   applications: {
     // k8s/bootstrap: the Phase-0 substrate, adopted by Argo CD.
     'cilium': {
+      // Adopts the release the runbook installs (`cilium.adoptedBy`): synthesis points it at the generated
+      // `<distPath>/bootstrap/NN-cilium/values.yaml`, so it lists no values file of its own.
       syncWave: SYNC_WAVES.SUBSTRATE,
       namespace: 'kube-system',
-      sources: [chart(CHART_PINS.cilium, ['k8s/bootstrap/cilium/values.yaml'])],
+      sources: [chart(CHART_PINS.cilium, [])],
       clusterResources: ['ClusterRole', 'ClusterRoleBinding', 'IngressClass', 'Namespace'],
       additionalNamespaces: ['cilium-secrets'],
-      // The chart generates Hubble's TLS material at render time; comparing it would never settle.
+      // The chart generates Hubble's TLS material at render time; comparing it would never settle, and applying it
+      // would replace the CA and certificates the running release (installed by the runbook) uses:
+      // RespectIgnoreDifferences keeps the live values during a sync as well.
+      syncOptions: ['RespectIgnoreDifferences'],
       ignoreDifferences: [
         { kind: 'Secret', name: 'cilium-ca', namespace: 'kube-system', jsonPointers: ['/data'] },
         { kind: 'Secret', name: 'hubble-server-certs', namespace: 'kube-system', jsonPointers: ['/data'] },

@@ -12,6 +12,9 @@
  *   The same repositories hold the `cluster` chart (a CNPG `Cluster`, not the operator), which is not a signature.
  * - Longhorn: chart `longhorn` at `https://charts.longhorn.io` (Longhorn v1.0.1 release notes: `helm repo add longhorn
  *   https://charts.longhorn.io`).
+ * - Cilium: chart `cilium` at `https://helm.cilium.io` (https://docs.cilium.io/en/stable/installation/k8s-install-helm/:
+ *   `helm repo add cilium https://helm.cilium.io/`). Phase 0 installs it and one Application may adopt it on purpose
+ *   (`cilium.adoptedBy`); any other Application with this chart is a second owner of the CNI.
  * - Argo CD: chart `argo-cd` at `https://argoproj.github.io/argo-helm` (https://github.com/argoproj/argo-helm), also at
  *   `oci://ghcr.io/argoproj/argo-helm` (argoproj/argo-helm#2209).
  */
@@ -45,6 +48,12 @@ export const PHASE0_SIGNATURES: readonly Phase0Signature[] = [
     images: ['longhornio/longhorn-manager', 'docker.io/longhornio/longhorn-manager'],
   },
   {
+    component: 'cilium',
+    role: 'it is the CNI: no pod, Forgejo and Argo CD included, runs before it; the runbook installs it and only the ' +
+      'Application named by cilium.adoptedBy may take it over',
+    charts: [{ chart: 'cilium', repos: ['https://helm.cilium.io'] }],
+  },
+  {
     component: 'bootstrap',
     role: 'it is the runbook\'s own input: namespaces, the CNPG operator, forgejo-db, Forgejo, the Argo CD install and the root app',
     paths: ['{distPath}/bootstrap'],
@@ -53,7 +62,9 @@ export const PHASE0_SIGNATURES: readonly Phase0Signature[] = [
     component: 'argocd',
     role: 'the bootstrap installs it with its SOPS plugin and applies the root app-of-apps once; nothing syncs them back',
     charts: [{ chart: 'argo-cd', repos: ['https://argoproj.github.io/argo-helm', 'oci://ghcr.io/argoproj/argo-helm'] }],
-    paths: ['{distPath}/argocd/root'],
+    // seed-apps: the Applications the seed root app syncs from GitHub after the cutover; a second reader of them is a
+    // second app-of-apps.
+    paths: ['{distPath}/argocd/root', '{distPath}/argocd/seed-apps'],
     images: ['quay.io/argoproj/argocd'],
   },
 ];

@@ -33,10 +33,23 @@ function namespaceDeclared(config: ResolvedHomelabConfig, problems: ProblemColle
  * The Argo CD rules skip them (they are reported once, here).
  */
 export function phase0Components(config: ResolvedHomelabConfig): ReadonlySet<string> {
+  const adopters = new Set(phase0Adopters(config).values());
   return new Set([
     ...config.phase0Components,
     ...keys(config.postgresClusters).filter((c) => config.postgresClusters[c].deliveredBy === 'bootstrap'),
-  ]);
+  ].filter((name) => !adopters.has(name)));
+}
+
+/**
+ * The Applications the config designates to adopt a Phase-0 Helm release, by component (`cilium.adoptedBy`,
+ * `longhorn.adoptedBy`). Only that Application may carry the component's chart; that it renders the very release
+ * the runbook installs is checked where the release is known (lib/homelab/phase0-adoption.ts).
+ */
+export function phase0Adopters(config: ResolvedHomelabConfig): ReadonlyMap<string, string> {
+  const adopters = new Map<string, string>();
+  if (config.cilium.adoptedBy !== null) adopters.set('cilium', config.cilium.adoptedBy);
+  if (config.longhorn.adoptedBy !== null) adopters.set('longhorn', config.longhorn.adoptedBy);
+  return adopters;
 }
 
 /** Where Forgejo's database lives: a `Database` CR or a cluster's initdb database. */
@@ -171,11 +184,13 @@ export function phase0Signatures(config: ResolvedHomelabConfig): readonly Phase0
 }
 
 /** Why a matched source re-creates the circle, and the fix for that kind of match. */
-function signatureMessage(app: string, match: SignatureMatch, source: { kind: string; recurse?: boolean }, distPath: string): string {
+function signatureMessage(app: string, match: SignatureMatch, source: { kind: string; recurse?: boolean }, distPath: string,
+  adopter?: string): string {
   const { component, role } = match.signature;
   const dirs = (match.signature.paths ?? []).map((p) => `'${signaturePath(p, distPath)}'`).join(', ');
   const fix = source.kind === 'helm-chart'
-    ? `Remove this source; the bootstrap runbook installs '${component}'.`
+    ? `Remove this source; the bootstrap runbook installs '${component}'` + (adopter === undefined ? '.'
+      : ` and Application '${adopter}' adopts it (${component}.adoptedBy); to move the adoption here, set ${component}.adoptedBy: '${app}'.`)
     : source.kind === 'git-path' && source.recurse === true && match.what.includes('recurse: true')
       ? `Point the source at a directory outside ${dirs}, or drop recurse: true and list the subdirectories as sources.`
       : `Point the source at a directory outside ${dirs}.`;
@@ -189,6 +204,12 @@ const phase0ContentRules: ConfigRule = {
   check: (config, problems) => {
     const byName = phase0Components(config);
     const signatures = phase0Signatures(config);
+    const adopters = phase0Adopters(config);
+    for (const [component, app] of adopters) {
+      problems.when(!(app in config.argocd.applications), `${component}.adoptedBy`, () => `'${app}' names no Application under ` +
+        `argocd.applications. Declare the Application that adopts ${component}, or set ${component}.adoptedBy: null to leave the ` +
+        'release to the runbook.');
+    }
     for (const app of keys(config.argocd.applications)) {
       // An Application named like a component is reported once, by name.
       if (byName.has(app)) continue;
@@ -196,8 +217,10 @@ const phase0ContentRules: ConfigRule = {
       sources.forEach((source, i) => {
         // One problem per source: the first signature it matches (a recursive parent matches several; one fix serves all).
         const match = signatures.map((s) => matchSignature(source, s, config.git.distPath)).find((m) => m !== undefined);
-        problems.when(match !== undefined, `argocd.applications.${app}.sources[${i}]`,
-          () => signatureMessage(app, match!, source, config.git.distPath));
+        // The designated adopter carries the chart on purpose; any other Application with it is a second owner.
+        const adopting = match !== undefined && source.kind === 'helm-chart' && adopters.get(match.signature.component) === app;
+        problems.when(match !== undefined && !adopting, `argocd.applications.${app}.sources[${i}]`,
+          () => signatureMessage(app, match!, source, config.git.distPath, adopters.get(match!.signature.component)));
       });
     }
   },

@@ -209,6 +209,53 @@ export const ClusterSchema = z.strictObject({
 }).readonly();
 
 // ---------------------------------------------------------------------------------------------------------
+// The CNI and the storage: Helm releases the bootstrap runbook installs first (lib/constructs/{cilium,longhorn}).
+
+/** An Argo CD Application name, or `null`: the Application that adopts a Phase-0 Helm release. */
+const adoptingApplication = objectName('Application name', 253).nullable();
+
+/**
+ * Cilium, the CNI, installed by the runbook with `helm upgrade --install` (chart `PHASE0_CHARTS.cilium`) before
+ * anything that needs a pod network, with the Talos settings (see lib/constructs/cilium/cilium-install.ts).
+ */
+export const CiliumSchema = z.strictObject({
+  /** Host the agent reaches the API server at (`k8sServiceHost`). @default 'localhost' (Talos KubePrism) */
+  k8sServiceHost: z.string().min(1).default('localhost'),
+  /** Port of `k8sServiceHost` (`k8sServicePort`). @default 7445 (Talos KubePrism) */
+  k8sServicePort: integer(1).max(65535).default(7445),
+  /** Cilium replaces kube-proxy; Talos then runs with `cluster.proxy.disabled: true`. @default true */
+  kubeProxyReplacement: z.boolean().default(true),
+  /**
+   * The Argo CD Application that adopts the release after Phase 0: it must render the very same release (chart,
+   * repository, version, release name, namespace) from the very same generated values file, which synthesis
+   * fills in; `null`: no Application manages Cilium. @default 'cilium'
+   */
+  adoptedBy: adoptingApplication.default('cilium'),
+}).readonly();
+
+/**
+ * Longhorn, the storage, installed by the runbook with `helm upgrade --install` (chart `PHASE0_CHARTS.longhorn`)
+ * after Cilium and before anything with a volume; its namespace is created in Phase 0 with the `privileged` level.
+ */
+export const LonghornSchema = z.strictObject({
+  /** Namespace of the release. @default 'longhorn-system' */
+  namespace: namespaceName.default('longhorn-system'),
+  /** Where replicas live on each node (`defaultSettings.defaultDataPath`). @default '/var/lib/longhorn' */
+  defaultDataPath: checkedString((v) => (v.startsWith('/') ? undefined : `${show(v)} is not an absolute path, e.g. '/var/lib/longhorn'.`))
+    .default('/var/lib/longhorn'),
+  /** Replicas per volume (`defaultReplicaCount`, `persistence.defaultClassReplicaCount`). @default 3 (one per node) */
+  replicaCount: integer(1).default(3),
+  /** Longhorn's StorageClass is the cluster default (`persistence.defaultClass`). @default true */
+  defaultClass: z.boolean().default(true),
+  /**
+   * The Argo CD Application that adopts the release, as for `cilium.adoptedBy`. ADR 0001 keeps Longhorn
+   * bootstrap-owned ("Argo CD never manages them"), so none does: the `longhorn-config` Application manages
+   * Longhorn's configuration only. @default null
+   */
+  adoptedBy: adoptingApplication.default(null),
+}).readonly();
+
+// ---------------------------------------------------------------------------------------------------------
 // The steady-state Argo CD tree.
 
 /** Plain manifests or a kustomization at a path of the homelab repository. */
@@ -254,7 +301,9 @@ export const PluginSourceSchema = z.strictObject({
 export const ApplicationSourceSchema = z.discriminatedUnion('kind', [GitPathSourceSchema, HelmChartSourceSchema, PluginSourceSchema]);
 
 /** Application-level sync options, each rendered as `<Option>=true` (see lib/constructs/argocd/sync-policy.ts). */
-export const SYNC_OPTIONS = ['CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'ServerSideApply', 'SkipDryRunOnMissingResource'] as const;
+export const SYNC_OPTIONS = [
+  'CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'RespectIgnoreDifferences', 'ServerSideApply', 'SkipDryRunOnMissingResource',
+] as const;
 
 /** Labels and annotations Argo CD sets on the namespace it creates (`syncPolicy.managedNamespaceMetadata`). */
 export const ManagedNamespaceMetadataSchema = z.strictObject({
@@ -447,6 +496,10 @@ export const HomelabConfigShape = z.strictObject({
   cluster: ClusterSchema.prefault({}),
   /** The steady-state Argo CD tree: project, Applications and waves. */
   argocd: ArgoCdSchema,
+  /** Cilium, the CNI, installed first by the runbook with helm. @default {} */
+  cilium: CiliumSchema.prefault({}),
+  /** Longhorn, the storage, installed by the runbook with helm. @default {} */
+  longhorn: LonghornSchema.prefault({}),
   /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */
   phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
   /** Signatures of Phase-0 components besides the built-in ones (`PHASE0_SIGNATURES`), e.g. a chart mirror. @default [] */

@@ -105,7 +105,11 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
       (s.helm?.valueFiles ?? []).forEach((f, j) => {
         const prefix = `$${VALUES_REF}/`;
         if (f.startsWith(prefix)) {
-          valuesFiles.push({ application: app.name, configPath: field.catalog ? `${at}.valueFiles[${j}]` : at, path: f.slice(prefix.length) });
+          const path = f.slice(prefix.length);
+          // A values file a Phase-0 release was installed with is not in the Application's config: adopting sets it.
+          const adopted = argocd.phase0Releases.find((r) => r.adoptedBy === app.name && r.valuesFile === path);
+          const configPath = adopted ? `${adopted.configPath}.adoptedBy` : field.catalog ? `${at}.valueFiles[${j}]` : at;
+          valuesFiles.push({ application: app.name, configPath, path });
         }
       });
     });

@@ -25,6 +25,7 @@ import {
   applicationNameProblems, GENERATED_APPLICATIONS, phase0NamespaceProblems, temporalDatabasesProblem, unmanagedProblems,
 } from './validate-argocd-config';
 import { sortKeys } from '../constructs/temporal/temporal-values';
+import { AdoptableRelease, adoptedValueFiles } from './phase0-adoption';
 
 export { GENERATED_APPLICATIONS } from './validate-argocd-config';
 
@@ -42,6 +43,12 @@ export interface ArgoCdChartProps {
     readonly clusters: ReadonlyMap<string, CnpgCluster>;
     readonly databases: ReadonlyMap<string, CnpgDatabase>;
   };
+  /**
+   * The Phase-0 Helm releases, with the Application that adopts each and the path of the values file the runbook
+   * installed it with: the adopting Application reads that very file (checked by `phase0AdoptionProblems`).
+   * @default - none: no Application adopts a Phase-0 release
+   */
+  readonly phase0Releases?: readonly AdoptableRelease[];
 }
 
 /** A Secret the tree references but never defines; it must be delivered (by SOPS) before its consumer syncs. */
@@ -73,6 +80,8 @@ export class ArgoCdChart extends Chart {
   public readonly applications: ReadonlyMap<string, HomelabApplication>;
   /** Secrets the tree references, sorted by namespace and name. */
   public readonly secretReferences: readonly SecretReference[];
+  /** The Phase-0 Helm releases, each with the Application that adopts it and the values file both read. */
+  public readonly phase0Releases: readonly AdoptableRelease[];
 
   constructor(scope: Construct, id: string, props: ArgoCdChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -81,6 +90,7 @@ export class ArgoCdChart extends Chart {
     checkConfig(config);
 
     this.repo = homelabRepoFor(config, props.forgejo);
+    this.phase0Releases = props.phase0Releases ?? [];
     this.project = new HomelabProject(this, 'Project', { repo: this.repo, name: argocd.project });
     this.root = new RootApp(this, 'Root', { project: this.project, repo: this.repo });
     const apps = new Map<string, HomelabApplication>();
@@ -208,7 +218,7 @@ export class ArgoCdChart extends Chart {
 
     const catalog = new Construct(this, 'Catalog');
     for (const [name, app] of sortedEntries(argocd.applications)) {
-      apps.set(name, catalogApplication(catalog, name, app, base));
+      apps.set(name, catalogApplication(catalog, name, app, base, this.phase0Releases));
     }
     for (const [name, app] of sortedEntries(argocd.applications)) {
       for (const dep of app.dependsOn) apps.get(name)!.addDependsOn(apps.get(dep)!);
@@ -266,11 +276,16 @@ export function buildArgoCdTree(scope: App, props: ArgoCdChartProps): ArgoCdChar
 }
 
 function catalogApplication(scope: Construct, name: string, app: ResolvedApplicationConfig,
-  base: { project: HomelabProject; repo: HomelabRepo }): HomelabApplication {
+  base: { project: HomelabProject; repo: HomelabRepo }, releases: readonly AdoptableRelease[]): HomelabApplication {
+  // An Application that adopts a Phase-0 release reads the values file the runbook installed it with: one file.
+  const sources = app.sources.map((s) => {
+    const adopted = s.kind === 'helm-chart' ? adoptedValueFiles(name, s.chart, releases) : undefined;
+    return adopted ? { ...s, valueFiles: adopted } : s;
+  });
   return new HomelabApplication(scope, name, {
     ...base,
     name,
-    sources: app.sources,
+    sources,
     namespace: app.namespace,
     syncWave: app.syncWave,
     syncOptions: app.syncOptions,

@@ -16,6 +16,21 @@ import { PodSecurityNamespace } from '../constructs/namespaces/pod-security-name
 import { RepoCredential } from '../constructs/argocd/repo-credential';
 import { parseGithubSeed } from '../shared/git-urls';
 import { goDurationSeconds } from '../shared/duration';
+import { CiliumInstall } from '../constructs/cilium/cilium-install';
+import { LonghornInstall } from '../constructs/longhorn/longhorn-install';
+import { HelmReleaseSpec } from '../constructs/bootstrap/waits';
+
+/** A Helm release Phase 0 installs, with the Argo CD Application the config names to adopt it (if any). */
+export interface Phase0HelmRelease {
+  /** The component, as the Phase-0 signatures name it (`cilium`, `longhorn`). */
+  readonly component: 'cilium' | 'longhorn';
+  /** The config key that configures it, for messages (`cilium`, `longhorn`). */
+  readonly configPath: string;
+  readonly step: BootstrapStep;
+  readonly release: HelmReleaseSpec;
+  /** The Application that adopts the release (`<configPath>.adoptedBy`), or null. */
+  readonly adoptedBy: string | null;
+}
 
 /** Everything Phase 0 defines for one CNPG cluster. */
 export interface PostgresStep {
@@ -38,6 +53,12 @@ export interface BootstrapPlanProps {
  * `dependsOn()` and the reason; the apply order and the `NN-` file numbers are derived from that.
  */
 export class BootstrapPlan extends Construct {
+  /** Cilium, the CNI, installed with helm before anything that needs a pod network. */
+  public readonly ciliumStep: BootstrapStep;
+  public readonly cilium: CiliumInstall;
+  /** Longhorn, the storage, installed with helm before anything with a volume. */
+  public readonly longhornStep: BootstrapStep;
+  public readonly longhorn: LonghornInstall;
   public readonly namespaces: BootstrapStep;
   public readonly cnpgOperator: BootstrapStep;
   public readonly postgres: ReadonlyMap<string, PostgresStep>;
@@ -70,6 +91,19 @@ export class BootstrapPlan extends Construct {
     const config = props.config;
     const sorted = <T>(r: Readonly<Record<string, T>>) => Object.keys(r).sort().map((k) => [k, r[k]] as const);
 
+    // On Talos no node is Ready and no pod starts before the CNI: every step that runs a pod depends on this one
+    // (directly or through another step). Namespaces need no pod network, so they may come first.
+    this.ciliumStep = new BootstrapStep(this, 'Cilium', {
+      stepName: 'cilium',
+      summary: 'Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)',
+    });
+    this.cilium = new CiliumInstall(this.ciliumStep, 'Release', {
+      k8sServiceHost: config.cilium.k8sServiceHost,
+      k8sServicePort: config.cilium.k8sServicePort,
+      kubeProxyReplacement: config.cilium.kubeProxyReplacement,
+    });
+    this.ciliumStep.addComponent(this.cilium);
+
     this.namespaces = new BootstrapStep(this, 'Namespaces', {
       stepName: 'namespaces',
       summary: 'namespaces with Pod Security labels',
@@ -79,12 +113,29 @@ export class BootstrapPlan extends Construct {
       new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn });
     }
 
+    this.longhornStep = new BootstrapStep(this, 'Longhorn', {
+      stepName: 'longhorn',
+      summary: 'Longhorn, the storage and its default StorageClass (helm upgrade --install of the pinned chart)',
+    });
+    this.longhorn = new LonghornInstall(this.longhornStep, 'Release', {
+      namespace: config.longhorn.namespace,
+      defaultDataPath: config.longhorn.defaultDataPath,
+      replicaCount: config.longhorn.replicaCount,
+      defaultClass: config.longhorn.defaultClass,
+    });
+    this.longhornStep.addComponent(this.longhorn);
+    // Longhorn's manager and CSI plugin mount host paths: Talos' default (baseline) would reject them.
+    this.addNamespace(this.longhorn.namespace, 'privileged');
+    this.longhornStep.dependsOn(this.ciliumStep, 'Longhorn\'s pods need the pod network');
+    this.longhornStep.dependsOn(this.namespaces, `Longhorn runs in namespace '${this.longhorn.namespace}' with the privileged Pod Security level`);
+
     this.cnpgOperator = new BootstrapStep(this, 'CnpgOperator', {
       stepName: 'cnpg-operator',
       summary: 'CloudNativePG operator (release manifest)',
     });
     this.cnpgOperator.addComponent(new CnpgOperator(this.cnpgOperator, 'Operator'));
     this.cnpgOperator.dependsOn(this.namespaces, 'the operator runs in a namespace that carries Pod Security labels');
+    this.cnpgOperator.dependsOn(this.ciliumStep, 'the operator\'s pod and its admission webhook need the pod network');
 
     const postgres = new Map<string, PostgresStep>();
     for (const [name, c] of sorted(config.postgresClusters)) {
@@ -95,6 +146,7 @@ export class BootstrapPlan extends Construct {
       });
       step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
+      step.dependsOn(this.longhornStep, 'the Cluster\'s PVCs are provisioned by Longhorn\'s StorageClass');
       const cluster = new CnpgCluster(step, 'Cluster', cnpgClusterProps(name, c));
       const databases = sorted(config.databases)
         .filter(([, d]) => d.cluster === name && d.deliveredBy === 'bootstrap')
@@ -145,6 +197,7 @@ export class BootstrapPlan extends Construct {
     this.forgejoAdmin.node.addDependency(this.forgejo);
     this.forgejoStep.addComponent(this.forgejoAdmin);
     this.forgejoStep.dependsOn(this.namespaces, `Forgejo lives in namespace '${this.forgejo.namespace}'`);
+    this.forgejoStep.dependsOn(this.longhornStep, 'Forgejo\'s data volume is provisioned by Longhorn\'s StorageClass');
     // Forgejo crash-loops if it starts before CNPG has created its database.
     this.forgejo.node.addDependency(pg.wait);
     this.forgejoStep.dependsOn(pg.step, `Forgejo needs database '${config.forgejo.database}' created by CNPG, ` +
@@ -157,6 +210,7 @@ export class BootstrapPlan extends Construct {
     this.argocd = new ArgoCdInstall(this.argocdInstall, 'ArgoCd');
     this.argocdInstall.addComponent(this.argocd);
     this.argocdInstall.dependsOn(this.namespaces, `Argo CD lives in namespace '${this.argocd.namespace}'`);
+    this.argocdInstall.dependsOn(this.ciliumStep, 'Argo CD\'s pods need the pod network');
 
     const source = config.git.source;
     const seed = parseGithubSeed(config.git.githubSeedUrl);
@@ -270,10 +324,18 @@ export class BootstrapPlan extends Construct {
     });
   }
 
+  /** The Helm releases Phase 0 installs, with the Application the config names to adopt each. */
+  public phase0Releases(config: ResolvedHomelabConfig): Phase0HelmRelease[] {
+    return [
+      { component: 'cilium', configPath: 'cilium', step: this.ciliumStep, release: this.cilium.release, adoptedBy: config.cilium.adoptedBy },
+      { component: 'longhorn', configPath: 'longhorn', step: this.longhornStep, release: this.longhorn.release, adoptedBy: config.longhorn.adoptedBy },
+    ];
+  }
+
   /** Every step, in declaration order (the apply order is derived from dependencies). */
   public get steps(): BootstrapStep[] {
     return [
-      this.namespaces, this.cnpgOperator, ...[...this.postgres.values()].map((p) => p.step),
+      this.ciliumStep, this.namespaces, this.longhornStep, this.cnpgOperator, ...[...this.postgres.values()].map((p) => p.step),
       this.forgejoStep, this.argocdInstall,
       ...(this.seedCredentialStep ? [this.seedCredentialStep] : []), ...(this.seedRootStep ? [this.seedRootStep] : []),
       this.repoCredentialStep, this.argocdRoot,

@@ -1,5 +1,6 @@
-import { RenderedStep } from './render-steps';
-import { GitMirrorCurrentPrecondition, LocalFileSpec, StepWait } from '../constructs/bootstrap/waits';
+import { helmValuesFile, RenderedStep } from './render-steps';
+import { GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, StepWait } from '../constructs/bootstrap/waits';
+import { MIN_HELM_VERSION } from '../shared/pins';
 
 /**
  * The cluster the runbook may change, as far as the caller knows it. The runbook always shows the current kube
@@ -32,6 +33,14 @@ export interface RunbookOptions {
    * The script checks `kubectl version --client` against it before it touches the cluster.
    */
   readonly minKubectlVersion: string;
+
+  /**
+   * Oldest helm client the runbook accepts when a step is a Helm release, `MAJOR.MINOR[.PATCH]`; checked next to
+   * kubectl before it touches the cluster.
+   *
+   * @default MIN_HELM_VERSION (lib/shared/pins.ts)
+   */
+  readonly minHelmVersion?: string;
 
   /**
    * First line of the script's header comment and of its output.
@@ -87,7 +96,12 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
   const pollIntervalSeconds = options.pollIntervalSeconds ?? 5;
   const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
   const expected = options.expectedCluster ?? {};
+  const minHelmVersion = options.minHelmVersion ?? MIN_HELM_VERSION;
   validateOptions(options, pollIntervalSeconds, requestTimeoutSeconds);
+  if (!/^\d+\.\d+(\.\d+)?$/.test(minHelmVersion)) {
+    throw new Error(`runbook: minHelmVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '3.8'), got '${minHelmVersion}'`);
+  }
+  const usesHelm = planned.some((p) => p.applyFlag === 'helm');
   const files = localFiles(planned);
 
   const when = (f: LocalFileSpec) => (f.checkedAt === 'step' ? ' [checked at its step]' : '');
@@ -102,7 +116,8 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     '# Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for',
     '# exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.',
     '#',
-    `# Needs: bash, coreutils, sed, grep, kubectl >= ${options.minKubectlVersion} and git (kustomize fetches remote manifests).`,
+    `# Needs: bash, coreutils, sed, grep, kubectl >= ${options.minKubectlVersion}${usesHelm ? `, helm >= ${minHelmVersion}` : ''} ` +
+      'and git (kustomize fetches remote manifests).',
     `# Every kubectl request gives up after ${requestTimeoutSeconds}s (--request-timeout); waits have their own timeouts.`,
     '#',
     '# Usage: bootstrap.sh [--dry-run] [--yes] [--help]',
@@ -118,6 +133,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
     `TITLE=${shq(oneLine(title))}`,
     `MIN_KUBECTL_VERSION=${shq(options.minKubectlVersion)}`,
+    ...(usesHelm ? [`MIN_HELM_VERSION=${shq(minHelmVersion)}`] : []),
     `STEPS=${planned.length}`,
     `POLL_SECONDS=${pollIntervalSeconds}`,
     `REQUEST_TIMEOUT=${requestTimeoutSeconds}s`,
@@ -130,6 +146,8 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     "FIX=''",
     "STAGING=''",
     "CURRENT_STEP='preflight'",
+    // the context confirm_cluster showed and confirmed; helm is pointed at it explicitly
+    "KUBE_CONTEXT=''",
     '',
     'usage() {',
     "  cat <<'USAGE'",
@@ -164,6 +182,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     ...files.map((f) => `default_path ${f.variable} ${homePath(f.defaultPath)}`),
     'begin',
     'check_kubectl',
+    ...(usesHelm ? ['check_helm'] : []),
     ...files.filter((f) => f.checkedAt !== 'step').map(needFile),
     'confirm_cluster',
     ...planned.flatMap((p) => ['', ...renderStep(p, variables)]),
@@ -260,7 +279,9 @@ function renderStep(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   // Jobs are immutable: deleting them lets the re-applied Job run (and its wait pass) again.
   for (const job of jobsOf(p)) lines.push(`delete_job ${shq(job.namespace)} ${shq(job.name)}`);
   const copies = p.step.preconditions.flatMap((pre) => (pre.kind === 'local-file' && pre.copyAs !== undefined ? [`${pre.variable}=${pre.copyAs}`] : []));
-  if (copies.length > 0) {
+  if (p.applyFlag === 'helm') {
+    lines.push(renderHelmRelease(p));
+  } else if (copies.length > 0) {
     lines.push(`apply_staged ${shq(name)} ${shq(p.fileName)} ${copies.map(shq).join(' ')}`);
   } else {
     lines.push(`apply ${shq(name)} ${p.applyFlag} ${shq(p.fileName)}`);
@@ -281,6 +302,20 @@ function jobsOf(p: RenderedStep): { namespace: string; name: string }[] {
       }
       return { namespace, name: o.metadata.name };
     });
+}
+
+/** The `helm_release` call of a Helm release step. */
+function renderHelmRelease(p: RenderedStep): string {
+  const r: HelmReleaseSpec | undefined = p.step.helmRelease;
+  if (!r) throw new Error(`internal: bootstrap step '${p.step.stepName}' is placed as a Helm release but has none`);
+  if (!/^https:\/\/[^\s'"]+$/.test(r.repoURL)) {
+    throw new Error(`bootstrap step '${p.step.stepName}': the chart repository must be an https:// Helm repository URL, got '${r.repoURL}'`);
+  }
+  if (!/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/.test(r.version)) {
+    throw new Error(`bootstrap step '${p.step.stepName}': the chart version must be exact (e.g. 1.20.0), got '${r.version}'`);
+  }
+  return `helm_release ${shq(p.step.stepName)} ${shq(r.releaseName)} ${shq(r.chart)} ${shq(r.repoURL)} ${shq(r.version)} ` +
+    `${shq(r.namespace)} ${r.createNamespace ? 1 : 0} ${shq(helmValuesFile(p))} ${seconds(r.timeoutSeconds)}`;
 }
 
 function renderMirrorCheck(stepName: string, m: GitMirrorCurrentPrecondition, variables: ReadonlySet<string>): string {
@@ -311,6 +346,14 @@ function renderWait(w: StepWait): string {
       return `wait_rollout ${shq(w.namespace)} ${shq(`deployment/${w.deployment}`)} ${seconds(w.timeoutSeconds)}`;
     case 'statefulset-rollout':
       return `wait_rollout ${shq(w.namespace)} ${shq(`statefulset/${w.statefulSet}`)} ${seconds(w.timeoutSeconds)}`;
+    case 'daemonset-rollout':
+      return `wait_rollout ${shq(w.namespace)} ${shq(`daemonset/${w.daemonSet}`)} ${seconds(w.timeoutSeconds)}`;
+    case 'object-exists':
+      if ((w.jsonPath === undefined) !== (w.equals === undefined)) {
+        throw new Error(`runbook: the wait '${w.description}' needs both jsonPath and equals, or neither`);
+      }
+      return `wait_object ${seconds(w.timeoutSeconds)} ${shq(w.resource)} ${shq(w.namespace ?? '')} ${shq(w.jsonPath ?? '')} ` +
+        `${shq(w.equals ?? '')} ${shq(oneLine(w.description))}`;
     case 'crds-established':
       return `wait_crds ${seconds(w.timeoutSeconds)} ${w.crds.map(shq).join(' ')}`;
     case 'webhook-serving':
@@ -466,6 +509,26 @@ check_kubectl() {
   printf '  ✓ kubectl %s (>= %s)\\n' "$version" "$MIN_KUBECTL_VERSION"
 }
 
+check_helm() {
+  local version
+  if dry_run; then plan check "helm >= $MIN_HELM_VERSION on PATH"; return 0; fi
+  if ! command -v helm >/dev/null 2>&1; then
+    printf '  ✗ FAILED: helm not found on PATH\\n    hint: install helm >= %s (https://helm.sh/docs/intro/install/); the runbook installs the CNI and the storage with it\\n' "$MIN_HELM_VERSION" >&2
+    abort
+  fi
+  version="$(helm version --template '{{.Version}}' 2>&1)" || true
+  version="$(printf '%s\\n' "$version" | sed -nE 's/^v?([0-9]+\\.[0-9]+\\.[0-9]+).*/\\1/p' | head -n 1)"
+  if [ -z "$version" ]; then
+    failed "cannot read the version from helm version --template '{{.Version}}'" "$SECONDS"
+    abort
+  fi
+  if ! version_at_least "$version" "$MIN_HELM_VERSION"; then
+    printf '  ✗ FAILED: helm %s is older than %s\\n    hint: install helm >= %s (https://helm.sh/docs/intro/install/)\\n' "$version" "$MIN_HELM_VERSION" "$MIN_HELM_VERSION" >&2
+    abort
+  fi
+  printf '  ✓ helm %s (>= %s)\\n' "$version" "$MIN_HELM_VERSION"
+}
+
 # confirm_cluster: shows which cluster the runbook is about to change (kube context, API server, kube-system
 # UID), refuses a cluster that differs from the one the config names, then asks (or takes --yes).
 confirm_cluster() {
@@ -484,6 +547,7 @@ confirm_cluster() {
     failed "read namespace kube-system through kube context $context (API server \${server:-unknown})" "$SECONDS" "$uid"
     inspect "$(quote kubectl --context "$context" get namespace kube-system)"
   fi
+  KUBE_CONTEXT="$context"
   printf '  → kube context     %s\\n  → API server       %s\\n  → kube-system UID  %s\\n' "$context" "\${server:-(unknown)}" "$uid"
   if [ -n "$EXPECTED_CONTEXT" ] && [ "$context" != "$EXPECTED_CONTEXT" ]; then
     mismatch="$mismatch    kube context is $context; the config expects $EXPECTED_CONTEXT (cluster.context)"$'\\n'
@@ -681,9 +745,49 @@ install_secret_file() {
   passed "applied $what" "$start"
 }
 
+# helm_release STEP-NAME RELEASE CHART REPO VERSION NAMESPACE CREATE-NAMESPACE VALUES TIMEOUT: installs or upgrades
+# RELEASE from the pinned CHART with the step's generated VALUES file, in the confirmed kube context. Idempotent: a
+# re-run with the same values is an upgrade that changes nothing. helm's --timeout bounds its own waits and hooks;
+# the whole call (chart download included) is bounded a minute later.
+helm_release() {
+  local start=$SECONDS what="Helm release $6/$2 (chart $3 $5 from $4)" out status=0
+  local args=(upgrade --install "$2" "$3" --repo "$4" --version "$5" --namespace "$6")
+  if [ "$7" = 1 ]; then args=("\${args[@]}" --create-namespace); fi
+  if dry_run; then plan helm "helm --kube-context <confirmed> $(quote "\${args[@]}" -f "$8" --timeout "\${9}s") (at most $(( $9 + 60 ))s)"; return 0; fi
+  waiting "$what" "$9"
+  out="$(timeout "$(( $9 + 60 ))" helm --kube-context "$KUBE_CONTEXT" "\${args[@]}" -f "$DIR/$8" --timeout "\${9}s" 2>&1)" || status=$?
+  if [ "$status" != 0 ]; then
+    if [ "$status" = 124 ]; then out="helm did not finish within $(( $9 + 60 ))s\${out:+; $out}"; fi
+    failed "$what" "$start" "$out"
+    inspect "$(quote helm --kube-context "$KUBE_CONTEXT" status "$2" -n "$6"); $(quote helm --kube-context "$KUBE_CONTEXT" history "$2" -n "$6")"
+  fi
+  passed "installed $what" "$start"
+}
+
+# wait_object TIMEOUT RESOURCE NAMESPACE JSONPATH EXPECTED DESCRIPTION: polls until RESOURCE exists (in NAMESPACE, or
+# cluster-scoped when it is empty) and, given a JSONPATH, that field equals EXPECTED: for objects a controller creates
+# after the step (kubectl wait --for=create needs kubectl 1.31).
+wait_object() {
+  local timeout="$1" what="$6" start=$SECONDS out
+  local args=(get "$2" -o name)
+  if [ -n "$4" ]; then args=(get "$2" -o "jsonpath=$4"); fi
+  if [ -n "$3" ]; then args=("\${args[@]}" -n "$3"); fi
+  if dry_run; then plan wait "$what (timeout \${timeout}s)"; return 0; fi
+  waiting "$what" "$timeout"
+  until out="$(kube "\${args[@]}" 2>&1)" && { [ -z "$4" ] || [ "$out" = "$5" ]; }; do
+    if (( SECONDS - start >= timeout )); then
+      if [ -n "$4" ]; then out="$4 is '\${out}', expected '$5'"; fi
+      failed "$what" "$start" "$out"
+      inspect "$(quote kubectl get "$2" -o yaml \${3:+-n "$3"})"
+    fi
+    sleep "$POLL_SECONDS"
+  done
+  passed "$what" "$start"
+}
+
 wait_rollout() { # namespace kind/name timeout
   local kind=Deployment what start=$SECONDS out
-  case "$2" in statefulset/*) kind=StatefulSet ;; esac
+  case "$2" in statefulset/*) kind=StatefulSet ;; daemonset/*) kind=DaemonSet ;; esac
   what="$kind $1/\${2#*/} rolled out"
   if dry_run; then plan wait "$what (timeout $3s)"; return 0; fi
   waiting "$what" "$3"

@@ -8,10 +8,20 @@ export interface PlacedStep {
   readonly step: BootstrapStep;
   /** 1-based position in the apply order. */
   readonly index: number;
-  /** `NN-<stepName>.yaml`, or `NN-<stepName>` for a kustomization folder. */
+  /** `NN-<stepName>.yaml`, or `NN-<stepName>` for a kustomization or Helm release folder. */
   readonly fileName: string;
-  /** `-f` for a manifest file, `-k` for a kustomization folder. */
-  readonly applyFlag: '-f' | '-k';
+  /** `-f` for a manifest file, `-k` for a kustomization folder, `helm` for a Helm release (`helm upgrade --install`). */
+  readonly applyFlag: '-f' | '-k' | 'helm';
+}
+
+/**
+ * The values file of a Helm release step, relative to the bootstrap folder (`NN-<stepName>/values.yaml`). The one
+ * place this path is made: the step writes it, the runbook passes it to helm, and an Argo CD Application that
+ * adopts the release reads it from git.
+ */
+export function helmValuesFile(p: PlacedStep): string {
+  if (p.applyFlag !== 'helm') throw new Error(`bootstrap step '${p.step.stepName}' is not a Helm release; it has no values file`);
+  return `${p.fileName}/values.yaml`;
 }
 
 /** A placed step with the objects it applies. */
@@ -31,6 +41,7 @@ export function placeSteps(steps: readonly BootstrapStep[]): PlacedStep[] {
   const width = Math.max(2, String(ordered.length).length);
   return ordered.map((step, i) => {
     const prefix = `${String(i + 1).padStart(width, '0')}-${step.stepName}`;
+    if (step.helmRelease) return { step, index: i + 1, fileName: prefix, applyFlag: 'helm' };
     return step.kustomization
       ? { step, index: i + 1, fileName: prefix, applyFlag: '-k' }
       : { step, index: i + 1, fileName: `${prefix}.yaml`, applyFlag: '-f' };
@@ -58,6 +69,16 @@ export function renderSteps(planned: readonly RenderedStep[], prefix: string): O
 export function stepFiles(planned: readonly RenderedStep[], prefix: string): OutputFiles {
   const tree: OutputFiles = new Map();
   for (const p of planned) {
+    const release = p.step.helmRelease;
+    if (release) {
+      // helm renders the chart; the step holds its values and nothing else.
+      if (p.objects.length > 0 || p.patches.length > 0) {
+        throw new Error(`bootstrap step '${p.step.stepName}' is a Helm release and cannot also define objects ` +
+          `(${p.objects.map((o) => `${o.kind} ${o.metadata?.name}`).join(', ')}); give them a step of their own`);
+      }
+      tree.set(`${prefix}${helmValuesFile(p)}`, [release.values as Record<string, unknown>]);
+      continue;
+    }
     const k = p.step.kustomization;
     if (!k) {
       tree.set(`${prefix}${p.fileName}`, p.objects);

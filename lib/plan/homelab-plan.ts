@@ -9,7 +9,7 @@ import { BootstrapPlan } from '../homelab/bootstrap-plan';
 import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { allDependencies } from '../constructs/bootstrap/order-steps';
 import { placeSteps } from '../output/render-steps';
-import { describeWait, Precondition } from '../constructs/bootstrap/waits';
+import { describeWait, HelmReleaseSpec, Precondition } from '../constructs/bootstrap/waits';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 
 /**
@@ -41,8 +41,16 @@ export interface PlannedStep {
   readonly stepName: string;
   /** The step's file or folder under `dist/bootstrap/`: `NN-<stepName>.yaml` or `NN-<stepName>`. */
   readonly fileName: string;
-  /** Whether `fileName` is a kustomization folder (applied with `-k`). */
-  readonly kustomization: boolean;
+  /**
+   * What `fileName` is: a manifest file (`kubectl apply -f`), a kustomization folder (`-k`), or the folder of a Helm
+   * release, which holds its `values.yaml` (`helm upgrade --install`).
+   */
+  readonly kind: 'manifest' | 'kustomization' | 'helm-release';
+  /**
+   * The Helm release the step installs, in words, e.g. `kube-system/cilium: chart cilium 1.20.0 from https://helm.cilium.io`.
+   * @default - none: the step is applied with kubectl
+   */
+  readonly helmRelease?: string;
   readonly summary: string;
   /** Every step this one needs (declared, and implied by construct dependencies), with the reason. */
   readonly dependencies: readonly PlannedDependency[];
@@ -156,7 +164,8 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     index: p.index,
     stepName: p.step.stepName,
     fileName: p.fileName,
-    kustomization: p.applyFlag === '-k',
+    kind: p.applyFlag === 'helm' ? 'helm-release' : p.applyFlag === '-k' ? 'kustomization' : 'manifest',
+    ...(p.step.helmRelease ? { helmRelease: describeHelmRelease(p.step.helmRelease) } : {}),
     summary: p.step.summary,
     dependencies: allDependencies(p.step).map((d) => ({ stepName: d.step.stepName, reason: d.reason })),
     preconditions: p.step.preconditions.map(describePrecondition),
@@ -186,6 +195,11 @@ export function buildPlan(input: PlanInput): HomelabPlan {
 }
 
 /** One line describing a precondition, for plans. */
+/** A Helm release in words: `<namespace>/<release>: chart <chart> <version> from <repo>`. */
+export function describeHelmRelease(r: HelmReleaseSpec): string {
+  return `${r.namespace}/${r.releaseName}: chart ${r.chart} ${r.version} from ${r.repoURL}`;
+}
+
 export function describePrecondition(pre: Precondition): string {
   switch (pre.kind) {
     case 'secret-exists':

@@ -142,7 +142,8 @@ function phase0Table(plan: HomelabPlan): string[] {
   const stepDir = plan.cutover.runbook.replace(/[^/]*$/, '');
   const row = (s: PlannedStep) => [
     String(s.index).padStart(pad, '0'),
-    `${code(s.stepName)}: ${text(s.summary)}<br>${link(`${stepDir}${s.fileName}${s.kustomization ? '/' : ''}`)}`,
+    `${code(s.stepName)}: ${text(s.summary)}<br>${link(`${stepDir}${s.fileName}${s.kind === 'manifest' ? '' : '/'}`)}` +
+      (s.helmRelease ? `<br>${text(`helm release ${s.helmRelease}`)}` : ''),
     cellList(s.dependencies.map((d) => `${code(d.stepName)}: ${text(d.reason)}`)),
     cellList(s.preconditions.map(text)),
     cellList(s.waits.map(text)),

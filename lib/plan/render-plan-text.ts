@@ -61,12 +61,13 @@ function phase0(plan: HomelabPlan, width: number, style: TextStyle): string[] {
 function phase0Step(step: PlannedStep, numberWidth: number, width: number, style: TextStyle): string[] {
   const number = `${String(step.index).padStart(numberWidth)}.`;
   const body = ' '.repeat(2 + number.length + 1);
-  const file = step.kustomization ? `${step.fileName}/` : step.fileName;
+  const file = step.kind === 'manifest' ? step.fileName : `${step.fileName}/`;
   const label = (name: string) => `${body}${style.dim(name.padEnd(6))} `;
   const labelIndent = ' '.repeat(body.length + 7);
   return [
     ...wrap(`${style.bold(style.cyan(step.stepName))} ${style.dim(`(${file})`)}`, width, `  ${number} `, body),
     ...wrap(step.summary, width, body),
+    ...(step.helmRelease ? wrap(step.helmRelease, width, label('helm'), labelIndent) : []),
     ...step.dependencies.flatMap((d) => wrap(`${style.cyan(d.stepName)}: ${d.reason}`, width, label('needs'), labelIndent)),
     ...step.preconditions.flatMap((p) => wrap(p, width, label('check'), labelIndent)),
     ...step.waits.flatMap((w) => wrap(w, width, label('wait'), labelIndent)),

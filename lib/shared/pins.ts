@@ -36,3 +36,22 @@ export const IMAGES = {
 
 /** Minimum kubectl on the operator's machine: `--server-side` apply and `wait --for=jsonpath` (1.23+), skew ±1 of 1.30. */
 export const MIN_KUBECTL_VERSION = '1.29';
+
+/**
+ * Helm charts the bootstrap runbook installs in Phase 0 (`helm upgrade --install`), from
+ * `../shared/reference/versions.md` §1. An Argo CD Application that adopts one of these releases reads the same
+ * pin (`lib/config/default-catalog.ts`), so the two cannot drift apart.
+ */
+export const PHASE0_CHARTS = {
+  /** Cilium, the CNI: nothing with a pod network runs before it. */
+  cilium: { repoURL: 'https://helm.cilium.io', chart: 'cilium', version: '1.20.0' },
+  /** Longhorn, the storage: its StorageClass provisions the volumes of forgejo-db and Forgejo. */
+  longhorn: { repoURL: 'https://charts.longhorn.io', chart: 'longhorn', version: '1.12.1' },
+} as const;
+
+/**
+ * Minimum helm on the operator's machine, which runs `helm upgrade --install RELEASE CHART --repo URL --version V
+ * --kube-context C` (no `helm repo add`). A floor, not a tested boundary: Helm 3 releases before 3.8 are long out of
+ * support; Helm 4 keeps these flags.
+ */
+export const MIN_HELM_VERSION = '3.8';

@@ -3,10 +3,11 @@ import { HomelabConfig, PodSecurityLevel, ResolvedHomelabConfig } from '../confi
 import { parseHomelabConfig } from '../config/parse';
 import { phase0Signatures } from '../config/rules';
 import { ArgoCdChart, buildArgoCdTree } from '../homelab/argocd-chart';
-import { repoUrlFor } from '../homelab/repo-url';
+import { homelabRepoFor, repoUrlFor } from '../homelab/repo-url';
 import { argoCdConfigRule } from '../homelab/validate-argocd-config';
 import { BootstrapPlan } from '../homelab/bootstrap-plan';
-import { planSteps, stepFiles } from '../output/render-steps';
+import { helmValuesFile, placeSteps, planSteps, stepFiles } from '../output/render-steps';
+import { AdoptableRelease, phase0AdoptionProblems } from '../homelab/phase0-adoption';
 import { renderRunbook } from '../output/render-runbook';
 import { buildPlan } from '../plan/homelab-plan';
 import { renderOverview } from '../plan/render-overview';
@@ -42,10 +43,20 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   const config = parseHomelabConfig(input, { extraRules: [argoCdConfigRule] });
   const app = new App({ outdir: '.cdk8s.out' });
   const bootstrap = new BootstrapPlan(app, 'Bootstrap', { config, repoUrl: (forgejo) => repoUrlFor(config, forgejo) });
+  // The steps are all defined now, so their order and file names are known: an Application that adopts a Phase-0
+  // Helm release reads the very values file the runbook installs it with (helmValuesFile, the one place it is made).
+  const placed = placeSteps(bootstrap.steps);
+  const repo = homelabRepoFor(config, bootstrap.forgejo);
+  const phase0Releases: AdoptableRelease[] = bootstrap.phase0Releases(config).map((r) => {
+    const step = placed.find((p) => p.step === r.step)!;
+    return { ...r, valuesFile: repo.distFile(`bootstrap/${helmValuesFile(step)}`) };
+  });
+  phase0AdoptionProblems(config, phase0Releases).check();
   const argocd = buildArgoCdTree(app, {
     config,
     forgejo: bootstrap.forgejo,
     phase0Postgres: { clusters: bootstrap.clusters, databases: bootstrap.databases },
+    phase0Releases,
   });
   if (config.git.repoRoot !== undefined) {
     const missing = missingApplicationPaths(argocd, config.git.repoRoot);

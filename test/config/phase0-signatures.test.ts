@@ -1,6 +1,10 @@
 import {
   imageRepository, imageSignature, matchSignature, normalizeRepo, Phase0Signature, PHASE0_SIGNATURES, signaturePath,
 } from '../../lib/config/phase0-signatures';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { CHART_PINS, DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
+import { parseHomelabConfig } from '../../lib/config/parse';
+import { ConfigError } from '../../lib/shared/errors';
 
 const signature = (component: string): Phase0Signature => PHASE0_SIGNATURES.find((s) => s.component === component)!;
 const chart = (repoURL: string, name: string) => ({ kind: 'helm-chart' as const, repoURL, chart: name });
@@ -9,7 +13,7 @@ const git = (path: string, recurse?: boolean) => ({ kind: 'git-path' as const, p
 describe('the Phase-0 signature table', () => {
   test('names every Phase-0 component once, with a role for messages', () => {
     const names = PHASE0_SIGNATURES.map((s) => s.component);
-    expect(names).toEqual(['forgejo', 'cnpg-operator', 'longhorn', 'bootstrap', 'argocd']);
+    expect(names).toEqual(['forgejo', 'cnpg-operator', 'longhorn', 'cilium', 'bootstrap', 'argocd']);
     for (const s of PHASE0_SIGNATURES) expect(s.role.length).toBeGreaterThan(10);
   });
 
@@ -92,5 +96,40 @@ describe('repositories and images', () => {
     expect(imageSignature('ghcr.io/cloudnative-pg/cloudnative-pg:1.30.0', PHASE0_SIGNATURES)?.component).toBe('cnpg-operator');
     expect(imageSignature('ghcr.io/cloudnative-pg/postgresql:18.4-system-trixie', PHASE0_SIGNATURES)).toBeUndefined();
     expect(imageSignature('code.forgejo.org/forgejo/runner:11', PHASE0_SIGNATURES)).toBeUndefined();
+  });
+});
+
+describe('the Phase-0 guards and the designated adopter', () => {
+  const messages = (config: unknown): string[] => {
+    try {
+      parseHomelabConfig(config);
+    } catch (e) {
+      if (e instanceof ConfigError) return e.problems.map((p) => `${p.path}: ${p.message}`);
+      throw e;
+    }
+    return [];
+  };
+
+  test('the cilium Application, which cilium.adoptedBy designates, may carry the cilium chart', () => {
+    expect(messages(REFERENCE_HOMELAB).filter((m) => m.includes('Phase-0 component'))).toEqual([]);
+  });
+
+  test('fails for another Application that would also install Cilium, naming the adopter', () => {
+    const config = {
+      ...REFERENCE_HOMELAB,
+      argocd: {
+        ...DEFAULT_ARGOCD,
+        applications: {
+          ...DEFAULT_ARGOCD.applications,
+          'cni': { syncWave: 0, namespace: 'kube-system', sources: [{ kind: 'helm-chart', ...CHART_PINS.cilium, valueFiles: [] }] },
+        },
+      },
+    };
+    expect(messages(config)).toContainEqual(expect.stringMatching(/^argocd\.applications\.cni\.sources\[0\]: application 'cni' deploys the Phase-0 component 'cilium' under another name: its chart 'cilium' from 'https:\/\/helm\.cilium\.io'.* Remove this source; the bootstrap runbook installs 'cilium' and Application 'cilium' adopts it \(cilium\.adoptedBy\); to move the adoption here, set cilium\.adoptedBy: 'cni'\.$/));
+  });
+
+  test('fails for an Application reading the generated seed-apps tree', () => {
+    expect(matchSignature(git('k8s/generated/argocd/seed-apps'), PHASE0_SIGNATURES.find((s) => s.component === 'argocd')!, 'k8s/generated'))
+      .toMatchObject({ what: "path 'k8s/generated/argocd/seed-apps'" });
   });
 });

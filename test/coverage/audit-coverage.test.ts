@@ -327,6 +327,9 @@ describe('missing', () => {
     expect(messages(report).missing).toEqual([
       path('root', 'k8s/generated/argocd/apps', 'git.distPath'),
       path('projects', 'k8s/generated/argocd/projects', 'git.distPath'),
+      // the values file the runbook installed Cilium with, which the adopting Application reads
+      '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
+        + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '

@@ -128,7 +128,11 @@ describe('config errors', () => {
   });
 
   test('throws on an unknown dependency', () => {
-    const cfg = config({ argocd: { project: 'homelab', applications: { demo: { syncWave: 8, namespace: 'demo', sources: [{ kind: 'git-path', path: 'd' }], dependsOn: ['nope'] } } } });
+    // a tree without the cilium Application: Cilium stays the runbook's (cilium.adoptedBy: null)
+    const cfg = config({
+      cilium: { adoptedBy: null },
+      argocd: { project: 'homelab', applications: { demo: { syncWave: 8, namespace: 'demo', sources: [{ kind: 'git-path', path: 'd' }], dependsOn: ['nope'] } } },
+    });
     expect(() => tree(cfg)).toThrow('argocd.applications.demo.dependsOn: \'nope\' is not an Application of the tree. ' +
       'Use a key of argocd.applications or a generated Application.');
   });

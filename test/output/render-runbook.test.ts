@@ -5,7 +5,8 @@ import * as path from 'path';
 import { Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-30';
 import { BootstrapStep } from '../../lib/constructs/bootstrap/bootstrap-step';
-import { planSteps } from '../../lib/output/render-steps';
+import { StepWait } from '../../lib/constructs/bootstrap/waits';
+import { helmValuesFile, planSteps, stepFiles } from '../../lib/output/render-steps';
 import { FIELD_MANAGER_PREFIX, fieldManagerFor, renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
 import { buildSteps } from '../fixtures/runbook-fixture';
 import { findTool, testWith } from '../tools';
@@ -79,6 +80,7 @@ describe('renderRunbook', () => {
     // GIVEN
     const options: Required<RunbookOptions> = {
       minKubectlVersion: '1.31.2',
+      minHelmVersion: '3.14',
       title: "Lab's bootstrap",
       pollIntervalSeconds: 2,
       requestTimeoutSeconds: 20,
@@ -344,5 +346,90 @@ describe('renderRunbook: local files checked at their step, and the mirror check
   test('throws when the mirror check is not given a branch', () => {
     expect(() => renderRunbook(flipSteps({ branch: 'HEAD' }), OPTIONS))
       .toThrow("bootstrap step 'flip': the mirror check compares a branch, got 'HEAD'. After the cutover git.targetRevision must name a branch");
+  });
+});
+
+describe('Helm release steps', () => {
+  const RELEASE = {
+    releaseName: 'cni', chart: 'cilium', repoURL: 'https://helm.cilium.io', version: '1.20.0', namespace: 'kube-system',
+    createNamespace: true, values: { ipam: { mode: 'kubernetes' } }, timeoutSeconds: 300,
+  };
+
+  /** namespaces, then a Helm release step `cni` with `release` and `waits`. */
+  function helmSteps(release: Partial<typeof RELEASE> = {}, waits: StepWait[] = []) {
+    const app = Testing.app();
+    const ns = namespaceStep(app, 'namespaces');
+    const cni = new BootstrapStep(app, 'Cni', { stepName: 'cni', summary: 'the CNI' });
+    cni.useHelmRelease({ ...RELEASE, ...release });
+    for (const w of waits) cni.addWait(w);
+    cni.dependsOn(ns, 'test');
+    return { planned: planSteps([ns, cni]), cni };
+  }
+
+  test('the step is a folder holding only its values.yaml, which helm_release installs; helm is checked in the preflight', () => {
+    // GIVEN
+    const { planned } = helmSteps({}, [
+      { kind: 'daemonset-rollout', namespace: 'kube-system', daemonSet: 'cilium', timeoutSeconds: 300 },
+      { kind: 'object-exists', resource: 'storageclass/x', jsonPath: '{.a}', equals: 'true', description: "x's default", timeoutSeconds: 60 },
+      { kind: 'object-exists', resource: 'configmap/y', namespace: 'ns', description: 'y exists', timeoutSeconds: 60 },
+    ]);
+    // WHEN
+    const script = renderRunbook(planned, OPTIONS);
+    // THEN
+    expect(planned[1]).toMatchObject({ fileName: '02-cni', applyFlag: 'helm' });
+    expect(helmValuesFile(planned[1])).toBe('02-cni/values.yaml');
+    expect([...stepFiles(planned, 'bootstrap/').keys()]).toEqual(['bootstrap/01-namespaces.yaml', 'bootstrap/02-cni/values.yaml']);
+    expect(stepFiles(planned, 'bootstrap/').get('bootstrap/02-cni/values.yaml')).toEqual([RELEASE.values]);
+    const calls = runbookCalls(script);
+    expect(calls.indexOf('check_helm')).toBe(calls.indexOf('check_kubectl') + 1);
+    expect(calls.indexOf('check_helm')).toBeLessThan(calls.indexOf('confirm_cluster'));
+    expect(calls.slice(calls.findIndex((l) => l.startsWith('step 2 ')) + 1)).toEqual([
+      'helm_release cni cni cilium https://helm.cilium.io 1.20.0 kube-system 1 02-cni/values.yaml 300',
+      'wait_rollout kube-system daemonset/cilium 300',
+      "wait_object 60 storageclass/x '' '{.a}' true 'x'\\''s default'",
+      "wait_object 60 configmap/y ns '' '' 'y exists'",
+      'finish',
+    ]);
+    expect(script).toContain('\nMIN_HELM_VERSION=3.8\n');
+    expect(script).toContain(', helm >= 3.8 and git');
+  });
+
+  test('a runbook without a Helm release step neither needs nor checks helm', () => {
+    const script = renderRunbook(buildSteps(), OPTIONS);
+    expect(runbookCalls(script)).not.toContain('check_helm');
+    expect(script).not.toContain('MIN_HELM_VERSION=');
+  });
+
+  test('throws on a chart repository that is not https://', () => {
+    expect(() => renderRunbook(helmSteps({ repoURL: 'oci://ghcr.io/x' }).planned, OPTIONS))
+      .toThrow("bootstrap step 'cni': the chart repository must be an https:// Helm repository URL, got 'oci://ghcr.io/x'");
+  });
+
+  test('throws on a chart version that is not exact', () => {
+    expect(() => renderRunbook(helmSteps({ version: '1.20.x' }).planned, OPTIONS))
+      .toThrow("bootstrap step 'cni': the chart version must be exact (e.g. 1.20.0), got '1.20.x'");
+  });
+
+  test('throws on a malformed minHelmVersion', () => {
+    expect(() => renderRunbook(helmSteps().planned, { ...OPTIONS, minHelmVersion: 'v3' }))
+      .toThrow("runbook: minHelmVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '3.8'), got 'v3'");
+  });
+
+  test('throws on an object wait with a jsonPath but no value to compare', () => {
+    const { planned } = helmSteps({}, [{ kind: 'object-exists', resource: 'storageclass/x', jsonPath: '{.a}', description: 'x', timeoutSeconds: 60 }]);
+    expect(() => renderRunbook(planned, OPTIONS)).toThrow("runbook: the wait 'x' needs both jsonPath and equals, or neither");
+  });
+
+  test('throws when a Helm release step also defines objects', () => {
+    const app = Testing.app();
+    const cni = new BootstrapStep(app, 'Cni', { stepName: 'cni', summary: 'the CNI' });
+    cni.useHelmRelease(RELEASE);
+    new k8s.KubeConfigMap(cni, 'Cm', { metadata: { name: 'extra', namespace: 'kube-system' } });
+    expect(() => stepFiles(planSteps([cni]), ''))
+      .toThrow("bootstrap step 'cni' is a Helm release and cannot also define objects (ConfigMap extra); give them a step of their own");
+  });
+
+  test('helmValuesFile throws for a step that is not a Helm release', () => {
+    expect(() => helmValuesFile(buildSteps()[0])).toThrow("bootstrap step 'namespaces' is not a Helm release; it has no values file");
   });
 });

@@ -591,6 +591,127 @@ describe('bootstrap.sh against a recording kubectl', () => {
 });
 
 /**
+ * A sandbox with the synthesized bootstrap/ of the reference homelab (git.source `source`), its key files, a fake git
+ * and a fake helm; `runbook` may replace the generated bootstrap.sh.
+ */
+function homelabSandbox(source: 'github' | 'forgejo', runbook: (planned: RenderedStep[]) => string | undefined = () => undefined,
+  tools: { helm: boolean } = { helm: true }): RunbookSandbox {
+  const synthesis = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source } });
+  const files = new Map([...synthesis.tree].filter(([f]) => f.startsWith('bootstrap/')).map(([f, c]) => [f.slice('bootstrap/'.length), c]));
+  const replaced = runbook(planSteps(synthesis.bootstrap.steps));
+  if (replaced !== undefined) files.set('bootstrap.sh', replaced);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-'));
+  writeTree(files, path.join(root, 'bootstrap'));
+  const box = new RunbookSandbox(path.join(root, 'bootstrap'));
+  box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
+  box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
+  box.useFakeGit();
+  if (tools.helm) box.useFakeHelm();
+  return box;
+}
+
+/**
+ * The reference homelab's runbook installs the CNI and the storage with helm (lib/output/render-runbook.ts
+ * `helm_release`), against a recording helm: pinned charts, the generated values files, the confirmed kube context.
+ */
+describe('bootstrap.sh installs Cilium and Longhorn with helm', () => {
+  const CONTEXT = 'admin@homelab';
+  const CILIUM = `helm --kube-context ${CONTEXT} upgrade --install cilium cilium --repo https://helm.cilium.io --version 1.20.0 ` +
+    '--namespace kube-system -f <dir>/02-cilium/values.yaml --timeout 600s';
+  const LONGHORN = `helm --kube-context ${CONTEXT} upgrade --install longhorn longhorn --repo https://charts.longhorn.io --version 1.12.1 ` +
+    '--namespace longhorn-system -f <dir>/03-longhorn/values.yaml --timeout 600s';
+  const helmCalls = (r: RunResult) => r.calls.filter((c) => c.startsWith('helm '));
+
+  describe('a full run, then a re-run', () => {
+    let box: RunbookSandbox;
+    let first: RunResult;
+    let valuesPassed: string;
+    let again: RunResult;
+    beforeAll(() => {
+      // GIVEN a kube context other than the fake's default, so the one helm gets is the one confirmed
+      box = homelabSandbox('github');
+      // WHEN
+      first = box.run(YES, { FAKE_CONTEXT: CONTEXT });
+      valuesPassed = fs.readFileSync(`${box.log}.helm-values`, 'utf8');
+      // AND again, on the cluster it bootstrapped
+      again = box.run(YES, { FAKE_CONTEXT: CONTEXT });
+    });
+
+    test('checks helm, then installs the pinned charts with the generated values files in the confirmed kube context', () => {
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe(0);
+      expect(helmCalls(first)).toEqual(['helm version --template {{.Version}}', CILIUM, LONGHORN]);
+      expect(first.stdout).toContain('✓ helm 3.16.2 (>= 3.8)');
+      // the last -f file helm was given is the generated one, byte for byte
+      expect(valuesPassed).toBe(fs.readFileSync(path.join(box.dir, '03-longhorn', 'values.yaml'), 'utf8'));
+    });
+
+    test('helm runs after the cluster is confirmed; cilium, then its rollout, then longhorn and its waits, then CNPG', () => {
+      const at = (p: string | RegExp) => {
+        const i = first.calls.findIndex((c) => (typeof p === 'string' ? c === p : p.test(c)));
+        expect([p, i]).not.toEqual([p, -1]);
+        return i;
+      };
+      const order = [
+        at('get namespace kube-system -o jsonpath={.metadata.uid}'),
+        at(/-namespaces -f <dir>\/01-namespaces\.yaml$/),
+        at(CILIUM),
+        at('rollout status daemonset/cilium -n kube-system --timeout=600s'),
+        at('rollout status deployment/cilium-operator -n kube-system --timeout=600s'),
+        at(LONGHORN),
+        at('rollout status daemonset/longhorn-manager -n longhorn-system --timeout=600s'),
+        at(/^get storageclass\/longhorn -o jsonpath=\{\.metadata\.annotations\.storageclass\\\.kubernetes\\\.io\/is-default-class\}$/),
+        at(/-cnpg-operator -k <dir>\/04-cnpg-operator$/),
+      ];
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      expect(first.stdout).toContain('✓ StorageClass longhorn exists and is the default');
+    });
+
+    test('a re-run is the same idempotent upgrade --install', () => {
+      expect(again.status).toBe(0);
+      expect(helmCalls(again)).toEqual(helmCalls(first));
+      // the same calls (sorted: the two kubectl of a pipe, e.g. the age key's create | apply, log in either order)
+      expect([...again.calls].sort()).toEqual([...first.calls].sort());
+    });
+  });
+
+  test('--dry-run shows the helm calls and runs no helm', () => {
+    const box = homelabSandbox('github');
+    const r = box.run(['--dry-run']);
+    expect(r.status).toBe(0);
+    expect(r.calls).toEqual([]);
+    expect(r.stdout).toContain('  check   helm >= 3.8 on PATH\n');
+    expect(r.stdout).toContain('  helm    helm --kube-context <confirmed> upgrade --install cilium cilium --repo https://helm.cilium.io ' +
+      '--version 1.20.0 --namespace kube-system -f 02-cilium/values.yaml --timeout 600s (at most 660s)\n');
+    expect(r.stdout.indexOf('[2/9] cilium')).toBeLessThan(r.stdout.indexOf('[3/9] longhorn'));
+    expect(r.stdout.indexOf('[3/9] longhorn')).toBeLessThan(r.stdout.indexOf('[4/9] cnpg-operator'));
+  });
+
+  test('fails before any change when helm is not on PATH, naming the fix', () => {
+    const r = homelabSandbox('github', undefined, { helm: false }).run(YES);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('✗ FAILED: helm not found on PATH\n    hint: install helm >= 3.8 (https://helm.sh/docs/intro/install/)');
+    expect(r.calls).toEqual(['version --client -o json']);
+  });
+
+  test('fails before any change when helm is older than the floor, naming the fix', () => {
+    const r = homelabSandbox('github').run(YES, { FAKE_HELM_VERSION: 'v3.7.2' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('✗ FAILED: helm 3.7.2 is older than 3.8\n    hint: install helm >= 3.8 (https://helm.sh/docs/intro/install/)');
+    expect(r.calls).toEqual(['version --client -o json', 'helm version --template {{.Version}}']);
+  });
+
+  test('a failed release stops the run at its step with helm\'s error and how to inspect the release', () => {
+    const r = homelabSandbox('github').run(YES, { FAKE_CONTEXT: CONTEXT, FAKE_HELM_FAIL: 'longhorn' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('Error: UPGRADE FAILED: context deadline exceeded');
+    expect(r.stderr).toContain(`helm --kube-context ${CONTEXT} status longhorn -n longhorn-system`);
+    expect(r.stderr).toContain('Stopped at step 3/9 (longhorn)');
+    expect(r.calls[r.calls.length - 1]).toBe(LONGHORN);
+  });
+});
+
+/**
  * The runbook of the reference homelab after the cutover (`git.source: 'forgejo'`), as synthesized, run on a bare
  * cluster: the GitHub seed first, then Forgejo, then the mirror check, and only then the flip.
  */
@@ -603,20 +724,6 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
   const EXEC = 'exec -i -n cicd deploy/forgejo -- sh -c IFS= read -r t; wget -q -O - --header "Authorization: token $t" "$1" sh ' + MIRROR_API;
   const TOKEN = 'forgejo-read-token-value';
 
-  /** A sandbox with the post-cutover bootstrap/ of the reference homelab, its key files, and a fake git. */
-  function rebuildSandbox(source: 'github' | 'forgejo', runbook: (planned: RenderedStep[]) => string | undefined = () => undefined): RunbookSandbox {
-    const synthesis = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source } });
-    const files = new Map([...synthesis.tree].filter(([f]) => f.startsWith('bootstrap/')).map(([f, c]) => [f.slice('bootstrap/'.length), c]));
-    const replaced = runbook(planSteps(synthesis.bootstrap.steps));
-    if (replaced !== undefined) files.set('bootstrap.sh', replaced);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-'));
-    writeTree(files, path.join(root, 'bootstrap'));
-    const box = new RunbookSandbox(path.join(root, 'bootstrap'));
-    box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
-    box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
-    box.useFakeGit();
-    return box;
-  }
   const callIndex = (calls: readonly string[], pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
 
   describe('a bare cluster where the mirror is current', () => {
@@ -624,7 +731,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     let run: RunResult;
     beforeAll(() => {
       // GIVEN the token made in the new Forgejo, and Forgejo's mirror at GitHub's head
-      box = rebuildSandbox('forgejo');
+      box = homelabSandbox('forgejo');
       box.writeHomeFile('.config/homelab/forgejo-read-token', `${TOKEN}\n`);
       // WHEN
       run = box.run(YES, { FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
@@ -639,30 +746,30 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
         return i;
       };
       const order = [
-        at(/-forgejo -f <dir>\/04-forgejo\.yaml$/),
+        at(/-forgejo -f <dir>\/06-forgejo\.yaml$/),
         at(/^rollout status deployment\/forgejo -n cicd/),
-        at(/-argocd-seed-credential -k <staging>\/06-argocd-seed-credential$/),
-        at(/-argocd-seed-root -f <dir>\/07-argocd-seed-root\.yaml$/),
+        at(/-argocd-seed-credential -k <staging>\/08-argocd-seed-credential$/),
+        at(/-argocd-seed-root -f <dir>\/09-argocd-seed-root\.yaml$/),
         run.calls.indexOf(LS_REMOTE),
         run.calls.indexOf(EXEC),
-        at(/-argocd-repo-credential -k <staging>\/08-argocd-repo-credential$/),
-        at(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/),
+        at(/-argocd-repo-credential -k <staging>\/10-argocd-repo-credential$/),
+        at(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/),
       ];
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(order[4]).toBeGreaterThan(-1);
       // the flip is the last thing the runbook does
-      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/09-argocd-root\.yaml$/);
+      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/);
       expect(run.stdout).toContain(`✓ Forgejo mirror homelab-owner/homelab holds the commit of main on ${SEED} (${HEAD})`);
-      expect(run.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
+      expect(run.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
     });
 
     test('the seed root app reads GitHub and the flipped one Forgejo', () => {
-      const seedRoot = fs.readFileSync(path.join(box.dir, '07-argocd-seed-root.yaml'), 'utf8');
-      const root = fs.readFileSync(path.join(box.dir, '09-argocd-root.yaml'), 'utf8');
+      const seedRoot = fs.readFileSync(path.join(box.dir, '09-argocd-seed-root.yaml'), 'utf8');
+      const root = fs.readFileSync(path.join(box.dir, '11-argocd-root.yaml'), 'utf8');
       expect(seedRoot).toContain(`repoURL: ${SEED}`);
       expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps');
       expect(root).toContain('repoURL: http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
-      expect(fs.readFileSync(path.join(box.dir, '06-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
+      expect(fs.readFileSync(path.join(box.dir, '08-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
     });
 
     test('the seed is read with the deploy key; the token goes to Forgejo on stdin, never on a command line', () => {
@@ -674,14 +781,14 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
 
   test('FORGEJO_READ_TOKEN is not needed before Forgejo exists: the run stops at the flip step, after Forgejo', () => {
     // GIVEN no token file (Forgejo does not exist yet, so neither does its token)
-    const box = rebuildSandbox('forgejo');
+    const box = homelabSandbox('forgejo');
     // WHEN
     const r = box.run(YES, { FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
     // THEN the preflight passes, GitHub seeds Argo CD, and the run stops before the mirror check and the flip
     expect(r.status).toBe(1);
     expect(r.stdout).not.toContain('FORGEJO_READ_TOKEN');
     expect(r.stderr).toContain('✗ FAILED: FORGEJO_READ_TOKEN: no file at');
-    expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+    expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
     expect(callIndex(r.calls, /-argocd-seed-root -f /)).toBeGreaterThan(-1);
     expect(r.calls.filter((c) => /^git |^exec |-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
   });
@@ -692,13 +799,13 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       .replace(/^verify_mirror \d+ /m, 'verify_mirror 1 ');
     let box: RunbookSandbox;
     beforeAll(() => {
-      box = rebuildSandbox('forgejo', short);
+      box = homelabSandbox('forgejo', short);
       box.writeHomeFile('.config/homelab/forgejo-read-token', `${TOKEN}\n`);
     });
     const noFlip = (r: RunResult) => {
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('Not flipping the root app to Forgejo: it keeps reading the GitHub seed.');
-      expect(r.stderr).toContain('Stopped at step 8/9 (argocd-repo-credential)');
+      expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
       expect(r.calls.filter((c) => /-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
       // it polled: GitHub and Forgejo were asked more than once
       expect(r.calls.filter((c) => c === EXEC).length).toBeGreaterThan(1);
@@ -727,31 +834,31 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
   });
 
   test('--dry-run plans the mirror check between the seed and the flip', () => {
-    const box = rebuildSandbox('forgejo');
+    const box = homelabSandbox('forgejo');
     const r = box.run(['--dry-run']);
     expect(r.status).toBe(0);
     const out = r.stdout;
     // the token is a need of the flip step, not of the preflight
     const token = `needs   FORGEJO_READ_TOKEN=${path.join(box.home, '.config/homelab/forgejo-read-token')} (MISSING`;
-    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[8/9] argocd-repo-credential'));
-    expect(out.indexOf('[7/9] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
-    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 09-argocd-root.yaml'));
-    expect(out.indexOf('[8/9] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[7/9] argocd-seed-root'));
+    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[10/11] argocd-repo-credential'));
+    expect(out.indexOf('[9/11] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
+    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 11-argocd-root.yaml'));
+    expect(out.indexOf('[10/11] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[9/11] argocd-seed-root'));
   });
 
   test('before the cutover the path is unchanged: GitHub credential, then the root app, and no mirror check', () => {
-    const r = rebuildSandbox('github').run(YES);
+    const r = homelabSandbox('github').run(YES);
     expect(r.status).toBe(0);
     expect(r.calls.slice(-2)).toEqual([
-      `${SSA}-argocd-repo-credential -k <staging>/06-argocd-repo-credential`,
-      `${SSA}-argocd-root -f <dir>/07-argocd-root.yaml`,
+      `${SSA}-argocd-repo-credential -k <staging>/08-argocd-repo-credential`,
+      `${SSA}-argocd-root -f <dir>/09-argocd-root.yaml`,
     ]);
     expect(r.calls.filter((c) => /^git |^exec /.test(c))).toEqual([]);
-    expect(r.stdout).toMatch(/Bootstrap complete: 7 steps applied and ready.\n$/);
+    expect(r.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
   });
 
   testWith(SHELLCHECK)('the post-cutover script is shellcheck-clean', () => {
-    const box = rebuildSandbox('forgejo');
+    const box = homelabSandbox('forgejo');
     const r = spawnSync(SHELLCHECK.command!, ['--shell=bash', '--severity=style', path.join(box.dir, 'bootstrap.sh')], { encoding: 'utf8' });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

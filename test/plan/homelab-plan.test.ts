@@ -17,7 +17,16 @@ describe('buildPlan, reference homelab', () => {
     const planned = planSteps(bootstrap.steps);
     expect(plan.steps.map((s) => [s.index, s.stepName, s.fileName])).toEqual(planned.map((p) => [p.index, p.step.stepName, p.fileName]));
     for (const s of plan.steps) {
-      expect(tree.has(`bootstrap/${s.fileName}${s.kustomization ? '/kustomization.yaml' : ''}`)).toBe(true);
+      const file = { 'manifest': '', 'kustomization': '/kustomization.yaml', 'helm-release': '/values.yaml' }[s.kind];
+      expect(tree.has(`bootstrap/${s.fileName}${file}`)).toBe(true);
+    }
+    // the Helm release steps name their release; no other step does
+    expect(plan.steps.filter((s) => s.kind === 'helm-release').map((s) => [s.stepName, s.helmRelease])).toEqual([
+      ['cilium', 'kube-system/cilium: chart cilium 1.20.0 from https://helm.cilium.io'],
+      ['longhorn', 'longhorn-system/longhorn: chart longhorn 1.12.1 from https://charts.longhorn.io'],
+    ]);
+    for (const s of plan.steps.filter((x) => x.kind !== 'helm-release')) {
+      expect(s.helmRelease).toBeUndefined();
     }
   });
 
@@ -59,10 +68,10 @@ describe('buildPlan, reference homelab', () => {
     expect(c.forgejoUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
     // the files as the post-cutover runbook applies them: the GitHub seed first, then the verified flip
     expect(c.reapply).toEqual({
-      seedCredential: '06-argocd-seed-credential',
-      seedRoot: '07-argocd-seed-root.yaml',
-      credential: '08-argocd-repo-credential',
-      root: '09-argocd-root.yaml',
+      seedCredential: '08-argocd-seed-credential',
+      seedRoot: '09-argocd-seed-root.yaml',
+      credential: '10-argocd-repo-credential',
+      root: '11-argocd-root.yaml',
     });
     expect(c.branch).toBe('main');
     expect(tree.has(c.runbook)).toBe(true);

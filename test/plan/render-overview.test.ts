@@ -23,11 +23,11 @@ describe('renderOverview, reference homelab', () => {
         expect(mermaid.edges).toContain(`${from} --> ${diagram.stepIds.get(step.stepName)}`);
       }
     }
-    // The edges point the way the steps are labelled: 03 postgres-forgejo-db's waits lead to 04 forgejo.
+    // The edges point the way the steps are labelled: 05 postgres-forgejo-db's waits lead to 06 forgejo.
     const waits = diagram.waitIds.get('postgres-forgejo-db')!;
     expect(mermaid.labels.get(waits)).toBe('waits for<br/>Job cicd/wait-for-forgejo-db complete');
     expect(mermaid.edges).toContain(`${diagram.stepIds.get('postgres-forgejo-db')} --> ${waits}`);
-    expect(mermaid.labels.get(diagram.stepIds.get('forgejo')!)).toMatch(/^04 forgejo<br\/>/);
+    expect(mermaid.labels.get(diagram.stepIds.get('forgejo')!)).toMatch(/^06 forgejo<br\/>/);
     expect(mermaid.edges).toContain(`${waits} --> ${diagram.stepIds.get('forgejo')}`);
   });
 

@@ -16,7 +16,7 @@ describe('renderPlanText, reference homelab', () => {
     const planned = planSteps(bootstrap.steps);
     expect(parsed.steps.map((s) => s.stepName)).toEqual(planned.map((p) => p.step.stepName));
     expect(parsed.steps.map((s) => s.index)).toEqual(planned.map((p) => p.index));
-    expect(parsed.steps.map((s) => s.file)).toEqual(planned.map((p) => (p.applyFlag === '-k' ? `${p.fileName}/` : p.fileName)));
+    expect(parsed.steps.map((s) => s.file)).toEqual(planned.map((p) => (p.applyFlag === '-f' ? p.fileName : `${p.fileName}/`)));
   });
 
   test('says why each step needs the ones before it, and what it checks and waits for', () => {
@@ -25,6 +25,7 @@ describe('renderPlanText, reference homelab', () => {
       expect(shown.needs).toEqual(step.dependencies.map((d) => `${d.stepName}: ${d.reason}`));
       expect(shown.checks).toEqual(step.preconditions);
       expect(shown.waits).toEqual(step.waits);
+      expect(shown.helm).toEqual(step.helmRelease === undefined ? [] : [step.helmRelease]);
       // Everything a step needs is listed above it.
       for (const d of step.dependencies) expect(plan.steps.findIndex((s) => s.stepName === d.stepName)).toBeLessThan(step.index - 1);
     }
@@ -63,7 +64,7 @@ describe('renderPlanText, reference homelab', () => {
     expect(joined).toContain('the repository credential: Secret argocd/homelab-repo-forgejo with an HTTP token');
     expect(joined).toContain('argocd/homelab-repo-github with an SSH deploy key');
     expect(joined).toContain('3. Set git.source: \'forgejo\' in the homelab config.');
-    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch\. It applies 06-argocd-seed-credential and 07-argocd-seed-root\.yaml .* then 08-argocd-repo-credential verifies that Forgejo's pull-mirror holds the commit of main on GitHub .* then 09-argocd-root\.yaml points the root app at Forgejo/);
+    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch\. It applies 08-argocd-seed-credential and 09-argocd-seed-root\.yaml .* then 10-argocd-repo-credential verifies that Forgejo's pull-mirror holds the commit of main on GitHub .* then 11-argocd-root\.yaml points the root app at Forgejo/);
     expect(joined).toContain('Keep pushing to GitHub: it stays the repository that is written to. Forgejo holds a pull-mirror, which refuses pushes');
     expect(joined).toMatch(/Rebuild after the cutover: run the same runbook on the bare cluster\. It seeds Argo CD from GitHub, brings Forgejo up, waits for the mirror/);
   });

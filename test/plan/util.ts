@@ -28,6 +28,8 @@ export interface TextStep {
   readonly needs: string[];
   readonly checks: string[];
   readonly waits: string[];
+  /** The Helm release a step installs (one entry at most). */
+  readonly helm: string[];
 }
 
 /** The terminal plan read back: its sections, the steps, and each Application's wave and dependencies. */
@@ -59,13 +61,13 @@ export function parsePlanText(text: string): TextPlan {
   let entries: string[] | undefined;
   for (const line of sections.phase0) {
     const header = /^ +(\d+)\. (\S+) \((\S+)\)$/.exec(line);
-    const entry = /^ {5,}(needs|check|wait) +(.*)$/.exec(line);
+    const entry = /^ {5,}(needs|check|wait|helm) +(.*)$/.exec(line);
     if (header) {
-      steps.push({ index: Number(header[1]), stepName: header[2], file: header[3], needs: [], checks: [], waits: [] });
+      steps.push({ index: Number(header[1]), stepName: header[2], file: header[3], needs: [], checks: [], waits: [], helm: [] });
       entries = undefined;
     } else if (entry && steps.length > 0) {
       const step = steps[steps.length - 1];
-      entries = entry[1] === 'needs' ? step.needs : entry[1] === 'check' ? step.checks : step.waits;
+      entries = { needs: step.needs, check: step.checks, wait: step.waits, helm: step.helm }[entry[1] as 'needs' | 'check' | 'wait' | 'helm'];
       entries.push(entry[2]);
     } else if (entries && /^ {12}\S/.test(line)) {
       entries[entries.length - 1] += ` ${line.trim()}`;

@@ -13,12 +13,16 @@
  * - `SkipDryRunOnMissingResource`: skip the dry run for kinds whose CRD another Application installs.
  * - `PruneLast`: prune as a final, implicit wave, after everything else is healthy.
  * - `FailOnSharedResource`: fail the sync when an object is already applied by another Application.
+ * - `RespectIgnoreDifferences`: apply `ignoreDifferences` during the sync too, not only in the diff: the ignored
+ *   fields keep their live values (by default the desired state is applied as is). Effective only for objects that
+ *   already exist, such as those of a Helm release an Application adopts.
  */
-export type SyncOption = 'CreateNamespace' | 'ServerSideApply' | 'SkipDryRunOnMissingResource' | 'PruneLast' | 'FailOnSharedResource';
+export type SyncOption = 'CreateNamespace' | 'ServerSideApply' | 'SkipDryRunOnMissingResource' | 'PruneLast' | 'FailOnSharedResource'
+  | 'RespectIgnoreDifferences';
 
 /** Every `SyncOption`, in rendering order. */
 export const SYNC_OPTIONS: readonly SyncOption[] = [
-  'CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'ServerSideApply', 'SkipDryRunOnMissingResource',
+  'CreateNamespace', 'FailOnSharedResource', 'PruneLast', 'RespectIgnoreDifferences', 'ServerSideApply', 'SkipDryRunOnMissingResource',
 ];
 
 /** Labels and annotations Argo CD sets on the namespace it creates (`syncPolicy.managedNamespaceMetadata`). */

@@ -1,6 +1,6 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Precondition, StepWait } from './waits';
+import { HelmReleaseSpec, Precondition, StepWait } from './waits';
 
 /** Properties for `BootstrapStep`. */
 export interface BootstrapStepProps {
@@ -37,6 +37,11 @@ export interface BootstrapRequirements {
    * @default - none: the step is a plain manifest file
    */
   readonly kustomization?: StepKustomization;
+  /**
+   * A Helm release the runbook installs with `helm upgrade --install`.
+   * @default - none
+   */
+  readonly helmRelease?: HelmReleaseSpec;
   /**
    * Objects of the construct that are strategic-merge patches of `kustomization`'s manifests, not new objects.
    * @default []
@@ -92,6 +97,7 @@ export class BootstrapStep extends Chart {
   private readonly _dependencies: StepDependency[] = [];
   private readonly _patches = new Set<ApiObject>();
   private _kustomization?: StepKustomization;
+  private _helmRelease?: HelmReleaseSpec;
   private readonly _external: (() => readonly Record<string, any>[])[] = [];
 
   constructor(scope: Construct, id: string, props: BootstrapStepProps) {
@@ -123,6 +129,7 @@ export class BootstrapStep extends Chart {
       if (this._kustomization) throw new Error(`bootstrap step '${this.stepName}' already has a kustomization; give '${component.node.id}' a step of its own`);
       this.useKustomization(r.kustomization);
     }
+    if (r.helmRelease) this.useHelmRelease(r.helmRelease, component.node.id);
     for (const patch of r.patches ?? []) this.addPatch(patch);
     for (const precondition of r.preconditions ?? []) this.addPrecondition(precondition);
     for (const wait of r.waits ?? []) this.addWait(wait);
@@ -140,7 +147,24 @@ export class BootstrapStep extends Chart {
 
   /** Makes this step a kustomization over pinned remote manifests. */
   public useKustomization(kustomization: StepKustomization): void {
+    if (this._helmRelease) throw new Error(`bootstrap step '${this.stepName}' is a Helm release; a kustomization needs a step of its own`);
     this._kustomization = kustomization;
+  }
+
+  /**
+   * Makes this step a Helm release: the runbook runs `helm upgrade --install` with the release's values, written as
+   * the step's `values.yaml`. A step holds one release and nothing else (no kustomization, no objects).
+   */
+  public useHelmRelease(release: HelmReleaseSpec, by: string = 'it'): void {
+    if (this._helmRelease || this._kustomization) {
+      throw new Error(`bootstrap step '${this.stepName}' already has a ${this._helmRelease ? 'Helm release' : 'kustomization'}; give '${by}' a step of its own`);
+    }
+    this._helmRelease = release;
+  }
+
+  /** The Helm release, when the step is one. */
+  public get helmRelease(): HelmReleaseSpec | undefined {
+    return this._helmRelease;
   }
 
   /** Marks `obj` as a strategic-merge patch of the remote manifests instead of a new resource. */

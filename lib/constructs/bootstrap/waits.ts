@@ -19,6 +19,43 @@ export interface StatefulSetRolloutWait {
   readonly timeoutSeconds: number;
 }
 
+/** A DaemonSet's rollout has completed (its pod is updated and available on every node it schedules to). */
+export interface DaemonSetRolloutWait {
+  readonly kind: 'daemonset-rollout';
+  readonly namespace: string;
+  readonly daemonSet: string;
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * An object exists, and optionally a field of it has a value: polled with `kubectl get`, for objects a controller
+ * creates after the step (Longhorn's manager creates its StorageClass from a ConfigMap), which `kubectl wait` before
+ * 1.31 cannot wait for.
+ */
+export interface ObjectExistsWait {
+  readonly kind: 'object-exists';
+  /** `<resource>/<name>`, e.g. `storageclass/longhorn`. */
+  readonly resource: string;
+  /**
+   * Namespace of a namespaced object.
+   * @default - a cluster-scoped object
+   */
+  readonly namespace?: string;
+  /**
+   * JSONPath (kubectl syntax) of a field that must equal `equals`.
+   * @default - existence only
+   */
+  readonly jsonPath?: string;
+  /**
+   * The value the field must have.
+   * @default - existence only
+   */
+  readonly equals?: string;
+  /** What is waited for, for progress output, e.g. `StorageClass longhorn is the default`. */
+  readonly description: string;
+  readonly timeoutSeconds: number;
+}
+
 /** Every named CRD is `Established`: the API server serves its kind. */
 export interface CrdsEstablishedWait {
   readonly kind: 'crds-established';
@@ -62,7 +99,8 @@ export interface JobCompleteWait {
 }
 
 /** Any wait the runbook performs after applying a step. */
-export type StepWait = RolloutWait | StatefulSetRolloutWait | CrdsEstablishedWait | WebhookServingWait | ConditionWait | JobCompleteWait;
+export type StepWait = RolloutWait | StatefulSetRolloutWait | DaemonSetRolloutWait | ObjectExistsWait | CrdsEstablishedWait
+  | WebhookServingWait | ConditionWait | JobCompleteWait;
 
 /**
  * What a local file must hold, checked by the runbook before it changes anything (the content is never printed):
@@ -179,6 +217,10 @@ export function describeWait(wait: StepWait): string {
       return `Deployment ${wait.namespace}/${wait.deployment} rolled out`;
     case 'statefulset-rollout':
       return `StatefulSet ${wait.namespace}/${wait.statefulSet} rolled out`;
+    case 'daemonset-rollout':
+      return `DaemonSet ${wait.namespace}/${wait.daemonSet} rolled out`;
+    case 'object-exists':
+      return wait.description;
     case 'crds-established':
       return `CRDs established: ${wait.crds.join(', ')}`;
     case 'webhook-serving':
@@ -188,4 +230,28 @@ export function describeWait(wait: StepWait): string {
     case 'job-complete':
       return `Job ${wait.namespace}/${wait.job} complete`;
   }
+}
+
+/**
+ * A Helm release the runbook installs or upgrades (`helm upgrade --install`) from a pinned chart and a generated
+ * values file, for a Phase-0 component published only as a chart (the CNI, the storage). Pure data: the step writes
+ * `values` as `<NN>-<step>/values.yaml` and the runbook runs helm on it.
+ */
+export interface HelmReleaseSpec {
+  /** Helm release name, e.g. `cilium`. */
+  readonly releaseName: string;
+  /** Chart name in the repository, e.g. `cilium`. */
+  readonly chart: string;
+  /** The chart repository (`https://…`, a Helm repo index). */
+  readonly repoURL: string;
+  /** Exact chart version. */
+  readonly version: string;
+  /** Namespace of the release. */
+  readonly namespace: string;
+  /** Whether helm creates the namespace (`--create-namespace`); false when it exists or an earlier step defines it. */
+  readonly createNamespace: boolean;
+  /** The chart values, written as the step's `values.yaml`. */
+  readonly values: object;
+  /** How long helm may take for the release and its hooks (`--timeout`); the whole call is bounded a minute later. */
+  readonly timeoutSeconds: number;
 }

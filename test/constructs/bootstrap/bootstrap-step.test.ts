@@ -49,6 +49,19 @@ describe('BootstrapStep', () => {
       .toThrow("bootstrap step 'remote' already has a kustomization; give 'Two' a step of its own");
   });
 
+  test('throws when a Helm release step gets a kustomization, or a second release', () => {
+    const release = { releaseName: 'r', chart: 'c', repoURL: 'https://charts.example.com', version: '1.0.0', namespace: 'ns',
+      createNamespace: false, values: {}, timeoutSeconds: 60 };
+    const s = step(Testing.app(), 'helm');
+    s.useHelmRelease(release, 'One');
+    expect(() => s.useHelmRelease(release, 'Two')).toThrow("bootstrap step 'helm' already has a Helm release; give 'Two' a step of its own");
+    expect(() => s.addComponent(new Remote(s, 'Remote', 'https://example.com/a.yaml')))
+      .toThrow("bootstrap step 'helm' is a Helm release; a kustomization needs a step of its own");
+    const k = step(Testing.app(), 'remote');
+    k.addComponent(new Remote(k, 'Remote', 'https://example.com/a.yaml'));
+    expect(() => k.useHelmRelease(release, 'Chart')).toThrow("bootstrap step 'remote' already has a kustomization; give 'Chart' a step of its own");
+  });
+
   test('throws when a patch is added to a step without a kustomization', () => {
     const s = step(Testing.app(), 'plain');
     expect(() => s.addPatch(new k8s.KubeConfigMap(s, 'Cm', { metadata: { name: 'cm' } }))).toThrow("bootstrap step 'plain' has no kustomization to patch");
