@@ -7,7 +7,7 @@ import * as path from 'path';
 import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
 import { offlineCopy, ROOT, synthesize } from './harness/output-tree';
-import { runbookEnv, runRunbook, stepsStarted } from './harness/runbook';
+import { runbookEnv, runRunbook, standInReleases, stepsStarted } from './harness/runbook';
 import { StatusWriter } from './harness/status-writer';
 
 const TREES = [
@@ -73,7 +73,8 @@ describe.each(TREES)('$name: the runbook against kube-apiserver', ({ dist }) => 
     afterAll(() => stopStack(stack));
 
     test('runs to the end: every step in order, every wait passes', async () => {
-      const r = await runRunbook(tree, runbookEnv(stack.plane));
+      const r = await runRunbook(tree, runbookEnv(stack.plane, tree));
+      console.log(`runbook against kube-apiserver ${stack.plane.binaries.version}:\n${r.output}`);
       expect(r.output).toContain(`Bootstrap complete: ${steps} steps applied and ready.`);
       expect(r.status).toBe(0);
       expect(stepsStarted(r.output)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
@@ -89,9 +90,20 @@ describe.each(TREES)('$name: the runbook against kube-apiserver', ({ dist }) => 
       }
     });
 
+    test('helm was asked for each pinned release with its generated values file (the charts are stood in)', () => {
+      const releases = [...standInReleases(tree).keys()];
+      const calls = fs.readFileSync(path.join(stack.plane.dir, 'runbook', 'helm.log'), 'utf8').split('\n').filter((l) => l.includes('upgrade --install'));
+      expect(releases.length).toBeGreaterThan(0);
+      expect(calls.length).toBe(releases.length);
+      for (const [i, release] of releases.entries()) {
+        expect(calls[i]).toMatch(new RegExp(`--kube-context homelab-test upgrade --install ${release} \\S+ --repo https://\\S+ --version \\d+\\.\\d+\\.\\d+ `));
+        expect(calls[i]).toMatch(new RegExp(`-f ${tree}/bootstrap/\\d+-${release}/values\\.yaml`));
+      }
+    });
+
     test('a second run changes nothing: no object is written again (Jobs are re-created by design)', async () => {
       const before = await snapshot(stack.plane);
-      const r = await runRunbook(tree, runbookEnv(stack.plane));
+      const r = await runRunbook(tree, runbookEnv(stack.plane, tree));
       expect(r.status).toBe(0);
       expect(changes(before, await snapshot(stack.plane))).toEqual([]);
     });
@@ -103,7 +115,7 @@ describe.each(TREES)('$name: the runbook against kube-apiserver', ({ dist }) => 
     afterAll(() => stopStack(stack));
 
     test('every re-run picks up where the killed one stopped, and the last one converges', async () => {
-      const env = runbookEnv(stack.plane);
+      const env = runbookEnv(stack.plane, tree);
       for (let k = 1; k <= steps; k++) {
         const killed = await runRunbook(tree, env, { killAtStep: k, killDelayMs: 700 });
         expect({ step: k, killedAt: killed.killedAt }).toEqual({ step: k, killedAt: k });

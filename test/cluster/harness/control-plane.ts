@@ -268,10 +268,10 @@ export class ControlPlane {
     for (const p of [...this.processes].reverse()) if (!p.exited) p.child.kill(signal);
   }
 
-  /** Stops every process by PID (TERM, then KILL after 10 s), closes the proxy, removes the folder. */
+  /** Stops every process by PID (TERM, then KILL after 5 s), closes the proxy, removes the folder. */
   async stop(): Promise<void> {
     this.killAll('SIGTERM');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 5_000;
     while (this.processes.some((p) => !p.exited) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     this.killAll('SIGKILL');
     while (this.processes.some((p) => !p.exited)) await new Promise((r) => setTimeout(r, 50));

@@ -14,11 +14,12 @@ export class EgressProxy {
   /** kube-apiserver dials a Service's ClusterIP (its default service resolver), so routes by name need this. */
   resolver: ClusterIpResolver | undefined;
   private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
   /** CONNECT targets nothing was routed to, in order. */
   readonly refused: string[] = [];
 
   constructor(readonly socket: string) {
-    this.server = net.createServer((client) => this.handle(client));
+    this.server = net.createServer((client) => this.handle(this.track(client)));
   }
 
   /**
@@ -37,8 +38,18 @@ export class EgressProxy {
     });
   }
 
+  /** Stops listening and cuts every tunnel: a keep-alive connection would otherwise hold close() forever. */
   close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      for (const socket of this.sockets) socket.destroy();
+    });
+  }
+
+  private track(socket: net.Socket): net.Socket {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
   }
 
   private handle(client: net.Socket): void {
@@ -72,12 +83,12 @@ export class EgressProxy {
   }
 
   private tunnel(client: net.Socket, port: number, rest: Buffer): void {
-    const upstream = net.connect(port, '127.0.0.1', () => {
+    const upstream = this.track(net.connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection established\r\n\r\n');
       if (rest.length > 0) upstream.write(rest);
       client.pipe(upstream);
       upstream.pipe(client);
-    });
+    }));
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   }

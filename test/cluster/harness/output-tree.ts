@@ -82,18 +82,22 @@ export interface ApplyUnit {
 
 /**
  * Every Kubernetes manifest of the tree in the order a bring-up creates it: the bootstrap steps by their
- * number (the runbook's order), then what Argo CD applies (argocd/ and the Application source folders).
- * Helm values files (values/) are not manifests and are left out.
+ * number (the runbook's order), then what Argo CD applies (argocd/ and the Application source folders), one
+ * unit per folder. A Helm release step (a folder with only a values file) is not a manifest: the runbook hands
+ * it to helm. Helm values files (values/) are left out for the same reason.
  */
 export function applyUnits(tree: string): ApplyUnit[] {
   const bootstrap = path.join(tree, 'bootstrap');
-  const steps = fs.readdirSync(bootstrap).filter((n) => /^\d+-/.test(n)).sort().map((n): ApplyUnit => {
+  const isManifest = (f: string): boolean =>
+    YAML.parseAllDocuments(fs.readFileSync(f, 'utf8')).some((d) => d.toJSON()?.kind !== undefined && d.toJSON()?.apiVersion !== undefined);
+  const steps = fs.readdirSync(bootstrap).filter((n) => /^\d+-/.test(n)).sort().flatMap((n): ApplyUnit[] => {
     const p = path.join(bootstrap, n);
-    return { name: `bootstrap/${n}`, flag: fs.statSync(p).isDirectory() ? '-k' : '-f', path: p };
+    if (!fs.statSync(p).isDirectory()) return [{ name: `bootstrap/${n}`, flag: '-f', path: p }];
+    return fs.existsSync(path.join(p, 'kustomization.yaml')) ? [{ name: `bootstrap/${n}`, flag: '-k', path: p }] : [];
   });
-  const rest = walk(tree)
+  const folders = [...new Set(walk(tree)
     .filter((f) => f.endsWith('.yaml') && !f.startsWith(bootstrap + path.sep) && !f.startsWith(path.join(tree, 'values') + path.sep))
-    .filter((f) => YAML.parseAllDocuments(fs.readFileSync(f, 'utf8')).some((d) => d.toJSON()?.kind !== undefined && d.toJSON()?.apiVersion !== undefined))
-    .map((f): ApplyUnit => ({ name: path.relative(tree, f), flag: '-f', path: f }));
-  return [...steps, ...rest];
+    .filter(isManifest)
+    .map((f) => path.dirname(f)))];
+  return [...steps, ...folders.map((d): ApplyUnit => ({ name: path.relative(tree, d), flag: '-f', path: d }))];
 }

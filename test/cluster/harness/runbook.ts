@@ -13,13 +13,65 @@ export interface RunbookEnv {
   readonly dir: string;
 }
 
-/** A bin folder with the built kubectl first on PATH, and an age identity and SSH deploy key made for the run. */
-export function runbookEnv(plane: ControlPlane, extra: NodeJS.ProcessEnv = {}): RunbookEnv {
+const STANDIN_HELM = path.join(__dirname, '..', 'fixtures', 'standin-helm');
+const STANDIN_LABELS = { 'homelab-test/stand-in': 'helm' };
+
+/**
+ * What the stand-in helm creates for each release: the objects the runbook waits for after its helm_release
+ * line (wait_rollout NAMESPACE KIND/NAME, wait_object ... storageclass/NAME), read from the runbook itself, so
+ * nothing here names Cilium's or Longhorn's objects a second time.
+ */
+export function standInReleases(tree: string): Map<string, any[]> {
+  const releases = new Map<string, any[]>();
+  let current: any[] | undefined;
+  for (const line of fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8').split('\n')) {
+    const helm = /^helm_release \S+ (\S+) /.exec(line);
+    if (helm !== null) {
+      current = [];
+      releases.set(helm[1], current);
+      continue;
+    }
+    if (/^step /.test(line)) current = undefined;
+    if (current === undefined) continue;
+    const rollout = /^wait_rollout (\S+) (deployment|daemonset|statefulset)\/(\S+) /.exec(line);
+    if (rollout !== null) {
+      const [, namespace, kind, name] = rollout;
+      const labels = { ...STANDIN_LABELS, 'app.kubernetes.io/name': name };
+      const template = { metadata: { labels }, spec: { containers: [{ name, image: 'registry.k8s.io/pause:3.9' }] } };
+      const spec: any = { selector: { matchLabels: labels }, template };
+      if (kind === 'statefulset') spec.serviceName = name;
+      const kindName = { deployment: 'Deployment', daemonset: 'DaemonSet', statefulset: 'StatefulSet' }[kind];
+      current.push({ apiVersion: 'apps/v1', kind: kindName, metadata: { name, namespace, labels }, spec });
+    }
+    const storageClass = /^wait_object \d+ storageclass\/(\S+) /.exec(line);
+    if (storageClass !== null) {
+      const annotations = line.includes('is-default-class') ? { 'storageclass.kubernetes.io/is-default-class': 'true' } : {};
+      current.push({
+        apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: storageClass[1], labels: STANDIN_LABELS, annotations },
+        provisioner: 'stand-in.homelab-test', allowVolumeExpansion: true,
+      });
+    }
+  }
+  return releases;
+}
+
+/**
+ * A bin folder with the built kubectl and the stand-in helm first on PATH, and an age identity and SSH deploy
+ * key made for the run.
+ */
+export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.ProcessEnv = {}): RunbookEnv {
   const dir = path.join(plane.dir, 'runbook');
   const bin = path.join(dir, 'bin');
+  const releases = path.join(dir, 'helm-releases');
   fs.mkdirSync(bin, { recursive: true });
-  fs.rmSync(path.join(bin, 'kubectl'), { force: true });
-  fs.symlinkSync(plane.binaries.kubectl, path.join(bin, 'kubectl'));
+  fs.mkdirSync(releases, { recursive: true });
+  for (const [name, target] of [['kubectl', plane.binaries.kubectl], ['helm', STANDIN_HELM]]) {
+    fs.rmSync(path.join(bin, name), { force: true });
+    fs.symlinkSync(target, path.join(bin, name));
+  }
+  for (const [release, objects] of standInReleases(tree)) {
+    fs.writeFileSync(path.join(releases, `${release}.yaml`), objects.map((o) => JSON.stringify(o)).join('\n---\n'));
+  }
   const age = path.join(dir, 'age-keys.txt');
   // The shape `age-keygen` writes (bech32, upper case); the runbook checks the format, SOPS would decrypt with it.
   fs.writeFileSync(age, '# created: test\n# public key: age1test\nAGE-SECRET-KEY-1' + 'QXYZ'.repeat(14) + 'QX\n', { mode: 0o600 });
@@ -37,6 +89,8 @@ export function runbookEnv(plane: ControlPlane, extra: NodeJS.ProcessEnv = {}): 
       KUBECONFIG: plane.kubeconfig,
       SOPS_AGE_KEY_FILE: age,
       SEED_DEPLOY_KEY: deployKey,
+      STANDIN_HELM_DIR: releases,
+      STANDIN_HELM_LOG: path.join(dir, 'helm.log'),
       LANG: 'C.UTF-8',
       ...extra,
     },
@@ -60,7 +114,14 @@ export function stepsStarted(output: string): number[] {
  * Runs `bash bootstrap.sh --yes` in `tree`. With `killAtStep`, the whole process group is killed (SIGKILL, as a
  * lost SSH session or a power cut would) `killDelayMs` after that step's header appears, mid-step.
  */
-export function runRunbook(tree: string, env: RunbookEnv, options: { killAtStep?: number; killDelayMs?: number; args?: string[]; timeoutMs?: number } = {}): Promise<RunResult> {
+export interface RunOptions {
+  readonly killAtStep?: number;
+  readonly killDelayMs?: number;
+  readonly args?: string[];
+  readonly timeoutMs?: number;
+}
+
+export function runRunbook(tree: string, env: RunbookEnv, options: RunOptions = {}): Promise<RunResult> {
   const script = path.join(tree, 'bootstrap', 'bootstrap.sh');
   return new Promise((resolve) => {
     const child: ChildProcess = spawn('bash', [script, '--yes', ...(options.args ?? [])], {
