@@ -32,6 +32,13 @@ describe('the reference homelab', () => {
     ]);
   });
 
+  test('no object carries an empty list the API server would drop (a re-apply would write it again)', () => {
+    // kube-apiserver stores no empty `externalIPs`; test/cluster/runbook.test.ts caught every runbook run
+    // rewriting Forgejo's Services because cdk8s-plus writes one.
+    const emptyLists = [...tree.entries()].filter(([p, text]) => p.endsWith('.yaml') && /^\s+externalIPs: \[\]$/m.test(text)).map(([p]) => p);
+    expect(emptyLists).toEqual([]);
+  });
+
   test('Forgejo comes after the Job that proves its database exists', () => {
     const forgejoIndex = stepFiles.indexOf('bootstrap/06-forgejo.yaml');
     const waitStep = stepFiles.findIndex((f) => (tree.get(f) ?? '').includes('name: wait-for-forgejo-db'));

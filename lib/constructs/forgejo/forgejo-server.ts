@@ -5,7 +5,7 @@ import {
 } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
-import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
+import { restrictedPlusSecurityContext, selectStably, withoutEmptyExternalIps } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { CnpgCluster } from '../cnpg/cnpg-cluster';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
@@ -450,11 +450,11 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
 
   /** Defines a ClusterIP Service for one container port that selects exactly the Deployment's pods. */
   private exposePort(id: string, name: string, portName: string, port: number): Service {
-    const service = new Service(this, id, {
+    const service = withoutEmptyExternalIps(new Service(this, id, {
       metadata: { name, namespace: this.namespace, labels: { ...COMMON_LABELS, ...this.selector } },
       type: ServiceType.CLUSTER_IP,
       ports: [{ name: portName, port, targetPort: port }],
-    });
+    }));
     for (const [key, value] of Object.entries(this.deployment.matchLabels)) service.selectLabel(key, value);
     return service;
   }

@@ -5,7 +5,7 @@ import {
 } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
-import { restrictedPlusSecurityContext, selectStably } from '../../shared/plus-workloads';
+import { restrictedPlusSecurityContext, selectStably, withoutEmptyExternalIps } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 
@@ -127,11 +127,11 @@ export class Redis extends Construct implements IBootstrapComponent {
     });
     selectStably(this.deployment, this.selector);
 
-    this.service = new Service(this, 'Service', {
+    this.service = withoutEmptyExternalIps(new Service(this, 'Service', {
       metadata: { name: this.serviceName, namespace: this.namespace, labels },
       type: ServiceType.CLUSTER_IP,
       ports: [{ name: 'redis', port: REDIS_PORT, targetPort: REDIS_PORT }],
-    });
+    }));
     for (const [key, value] of Object.entries(this.deployment.matchLabels)) this.service.selectLabel(key, value);
 
     this.bootstrapRequirements = {

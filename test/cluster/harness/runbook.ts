@@ -6,6 +6,7 @@
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as YAML from 'yaml';
 import { ControlPlane } from './control-plane';
 
 export interface RunbookEnv {
@@ -55,6 +56,22 @@ export function standInReleases(tree: string): Map<string, any[]> {
   return releases;
 }
 
+/** Secrets the runbook checks for and an operator creates by hand (`need_secret NAMESPACE NAME HINT`). */
+export function operatorSecrets(tree: string): { namespace: string; name: string }[] {
+  const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
+  return [...script.matchAll(/^need_secret (\S+) (\S+) /gm)].map((m) => ({ namespace: m[1], name: m[2] }));
+}
+
+/** Creates them as the hint says: a basic-auth Secret with `username` and `password` (CNPG's role format). */
+export async function createOperatorSecrets(plane: ControlPlane, secrets: readonly { namespace: string; name: string }[]): Promise<void> {
+  for (const { namespace, name } of secrets) {
+    await plane.kubectl(['create', 'namespace', namespace]);
+    const r = await plane.kubectl(['create', 'secret', 'generic', name, '-n', namespace, '--type=kubernetes.io/basic-auth',
+      '--from-literal=username=app', `--from-literal=password=test-${Math.random().toString(36).slice(2)}`]);
+    if (r.status !== 0) throw new Error(`creating Secret ${namespace}/${name}: ${r.stderr}`);
+  }
+}
+
 /**
  * A bin folder with the built kubectl and the stand-in helm first on PATH, and an age identity and SSH deploy
  * key made for the run.
@@ -70,7 +87,7 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     fs.symlinkSync(target, path.join(bin, name));
   }
   for (const [release, objects] of standInReleases(tree)) {
-    fs.writeFileSync(path.join(releases, `${release}.yaml`), objects.map((o) => JSON.stringify(o)).join('\n---\n'));
+    fs.writeFileSync(path.join(releases, `${release}.yaml`), objects.map((o) => YAML.stringify(o)).join('---\n'));
   }
   const age = path.join(dir, 'age-keys.txt');
   // The shape `age-keygen` writes (bech32, upper case); the runbook checks the format, SOPS would decrypt with it.
