@@ -1,6 +1,7 @@
 // `npm run test:cluster`: the output against a real kube-apiserver v1.30 (built from Go modules by
-// scripts/build-control-plane.js, cached), not the README's quick-start command. Files run one at a time: each
-// starts its own control plane, and two API servers plus builds would overload a 2-core machine.
+// scripts/build-control-plane.js, cached), not the README's quick-start command. Each file starts its own
+// control plane on its own ports; two files run side by side, because the runbook files mostly wait (the
+// runbook polls Jobs every 5 s) while the apply files keep the API server busy.
 const base = require('./jest.config');
 
 /** @type {import('jest').Config} */
@@ -8,7 +9,8 @@ module.exports = {
   ...base,
   testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
-  maxWorkers: 1,
+  maxWorkers: 2,
   testTimeout: 600_000,
-  testSequencer: undefined,
+  // The slowest files first, so the two workers finish together.
+  testSequencer: '<rootDir>/test/jest/slow-first-sequencer.js',
 };

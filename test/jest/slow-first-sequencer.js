@@ -5,6 +5,12 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** End-to-end files that spawn real processes, slowest first (paths from the project root). */
 const SLOW_FIRST = [
+  // npm run test:cluster (jest.cluster.config.js)
+  'test/cluster/runbook-reference.test.ts',
+  'test/cluster/apply.test.ts',
+  'test/cluster/runbook-ddb.test.ts',
+  'test/cluster/upgrade.test.ts',
+  // npm test
   'test/output/runbook-script.test.ts',
   'test/cli/synth.test.ts',
   'test/readme.test.ts',

@@ -1,0 +1,145 @@
+// The generated runbook end to end against a real kube-apiserver, with the real kubectl of the same release:
+// every wait passes in order, a second run changes nothing, and a run killed in any step converges when run
+// again. The StatusWriter plays the controllers (test/cluster/harness/status-writer.ts); the wait Jobs' own
+// kubectl commands run for real, as their ServiceAccounts.
+import * as fs from 'fs';
+import * as path from 'path';
+import { CnpgWebhook } from './harness/cnpg-webhook';
+import { ControlPlane } from './harness/control-plane';
+import { offlineCopy } from './harness/output-tree';
+import { createOperatorSecrets, operatorSecrets, runbookEnv, runRunbook, standInReleases, stepsStarted } from './harness/runbook';
+import { StatusWriter } from './harness/status-writer';
+
+
+/** Kinds whose objects the runbook re-creates on purpose (a Job's template is immutable: delete_job). */
+const RECREATED = new Set(['Job']);
+/** Objects the API server itself rewrites on its own schedule. */
+const VOLATILE = new Set(['Event', 'Lease', 'Endpoints', 'EndpointSlice']);
+
+interface Stack {
+  plane: ControlPlane;
+  webhook: CnpgWebhook;
+  writer: StatusWriter;
+}
+
+async function startStack(): Promise<Stack> {
+  const plane = await ControlPlane.start();
+  const webhook = new CnpgWebhook(plane);
+  await webhook.start();
+  const writer = new StatusWriter(plane, { readyAfterMs: 300, controllers: [() => webhook.injectCaBundle()] }).start();
+  return { plane, webhook, writer };
+}
+
+async function stopStack(stack: Stack | undefined): Promise<void> {
+  await stack?.writer.stop();
+  await stack?.webhook.stop();
+  await stack?.plane.stop();
+}
+
+/** uid and resourceVersion of every object the API server lists, but Jobs and volatile kinds. */
+async function snapshot(plane: ControlPlane): Promise<Map<string, string>> {
+  const resources = (await plane.kubectl(['api-resources', '--verbs=list', '-o', 'name'])).stdout.trim().split('\n');
+  const items = JSON.parse((await plane.kubectl(['get', resources.join(','), '-A', '-o', 'json'])).stdout).items as any[];
+  return new Map(items
+    .filter((o) => !RECREATED.has(o.kind) && !VOLATILE.has(o.kind))
+    .map((o) => [`${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, `${o.metadata.uid} ${o.metadata.resourceVersion}`]));
+}
+
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return keys.filter((k) => before.get(k) !== after.get(k)).map((k) => `${k}: ${before.get(k) ?? 'absent'} → ${after.get(k) ?? 'absent'}`);
+}
+
+function stepCount(tree: string): number {
+  return Number(/^STEPS=(\d+)$/m.exec(fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8'))![1]);
+}
+
+export interface RunbookCase {
+  readonly name: string;
+  /** The output tree (a folder holding bootstrap/). */
+  readonly dist: () => string;
+  /** Also kill a run in each step in turn (about 100 s): once is enough, the runbook is the same script. */
+  readonly killInEachStep: boolean;
+}
+
+/** The runbook cases for one tree; each tree is its own test file, so jest runs the two side by side. */
+export function describeRunbook({ name, dist, killInEachStep }: RunbookCase): void {
+  describe(`${name}: the runbook against kube-apiserver`, () => {
+    let tree: string;
+    let steps: number;
+    beforeAll(() => {
+      tree = offlineCopy(dist());
+      steps = stepCount(tree);
+    });
+    afterAll(() => fs.rmSync(tree, { recursive: true, force: true }));
+
+    describe('on a bare cluster', () => {
+      let stack: Stack;
+      beforeAll(async () => { stack = await startStack(); }, 900_000);
+      afterAll(() => stopStack(stack));
+
+      test('runs to the end: every step in order, every wait passes (once the Secrets it names exist)', async () => {
+        const env = runbookEnv(stack.plane, tree);
+        const secrets = operatorSecrets(tree);
+        let r = await runRunbook(tree, env);
+        if (secrets.length > 0) {
+          // A Secret the operator must create stops the run before the step that needs it, naming it.
+          expect(r.status).toBe(1);
+          expect(r.output).toContain(`FAILED: Secret ${secrets[0].namespace}/${secrets[0].name} does not exist`);
+          await createOperatorSecrets(stack.plane, secrets);
+          r = await runRunbook(tree, env);
+        }
+        expect(r.output).toContain(`Bootstrap complete: ${steps} steps applied and ready.`);
+        expect(r.status).toBe(0);
+        expect(stepsStarted(r.output)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+        expect(r.output).not.toMatch(/FAILED/);
+        expect(stack.writer.error).toBeUndefined();
+      });
+
+      test('each wait Job ran its own command as its ServiceAccount and passed', () => {
+        const executed = stack.writer.events.filter((e) => e.what.startsWith('running kubectl'));
+        expect(executed.length).toBeGreaterThan(0);
+        for (const e of executed) {
+          expect(stack.writer.events).toContainEqual(expect.objectContaining({ key: e.key, what: expect.stringMatching(/^Complete \(exit 0\)/) }));
+        }
+      });
+
+      test('helm was asked for each pinned release with its generated values file (the charts are stood in)', () => {
+        const releases = [...standInReleases(tree).keys()];
+        const calls = fs.readFileSync(path.join(stack.plane.dir, 'runbook', 'helm.log'), 'utf8').split('\n').filter((l) => l.includes('upgrade --install'));
+        expect(releases.length).toBeGreaterThan(0);
+        // One call per release and run, in the runbook's order (the ddb tree ran twice: see the first test).
+        expect(calls.length % releases.length).toBe(0);
+        for (const [i, release] of calls.map((_, i) => releases[i % releases.length]).entries()) {
+          expect(calls[i]).toMatch(new RegExp(`--kube-context homelab-test upgrade --install ${release} \\S+ --repo https://\\S+ --version \\d+\\.\\d+\\.\\d+ `));
+          expect(calls[i]).toMatch(new RegExp(`-f ${tree}/bootstrap/\\d+-${release}/values\\.yaml`));
+        }
+      });
+
+      test('a second run changes nothing: no object is written again (Jobs are re-created by design)', async () => {
+        const before = await snapshot(stack.plane);
+        const r = await runRunbook(tree, runbookEnv(stack.plane, tree));
+        expect(r.status).toBe(0);
+        expect(changes(before, await snapshot(stack.plane))).toEqual([]);
+      });
+    });
+
+    if (killInEachStep) describe('killed in each step in turn', () => {
+      let stack: Stack;
+      beforeAll(async () => { stack = await startStack(); }, 900_000);
+      afterAll(() => stopStack(stack));
+
+      test('every re-run picks up where the killed one stopped, and the last one converges', async () => {
+        const env = runbookEnv(stack.plane, tree);
+        await createOperatorSecrets(stack.plane, operatorSecrets(tree));
+        for (let k = 1; k <= steps; k++) {
+          const killed = await runRunbook(tree, env, { killAtStep: k, killDelayMs: 700 });
+          expect({ step: k, killedAt: killed.killedAt }).toEqual({ step: k, killedAt: k });
+        }
+        const r = await runRunbook(tree, env);
+        expect(r.output).toContain(`Bootstrap complete: ${steps} steps applied and ready.`);
+        expect(r.status).toBe(0);
+      });
+    });
+  });
+}
