@@ -14,7 +14,8 @@ export interface RunbookEnv {
   readonly dir: string;
 }
 
-const STANDIN_HELM = path.join(__dirname, '..', 'fixtures', 'standin-helm');
+const FIXTURES = path.join(__dirname, '..', 'fixtures');
+const STANDIN_HELM = path.join(FIXTURES, 'standin-helm');
 const STANDIN_LABELS = { 'homelab-test/stand-in': 'helm' };
 
 /**
@@ -76,13 +77,17 @@ export async function createOperatorSecrets(plane: ControlPlane, secrets: readon
  * A bin folder with the built kubectl and the stand-in helm first on PATH, and an age identity and SSH deploy
  * key made for the run.
  */
-export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.ProcessEnv = {}): RunbookEnv {
+export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.ProcessEnv = {}, options: { cutover?: boolean } = {}): RunbookEnv {
   const dir = path.join(plane.dir, 'runbook');
   const bin = path.join(dir, 'bin');
   const releases = path.join(dir, 'helm-releases');
   fs.mkdirSync(bin, { recursive: true });
   fs.mkdirSync(releases, { recursive: true });
-  for (const [name, target] of [['kubectl', plane.binaries.kubectl], ['helm', STANDIN_HELM]]) {
+  // After the cutover the runbook also reads the GitHub seed with git and asks Forgejo through kubectl exec.
+  const tools = options.cutover === true
+    ? [['kubectl', path.join(FIXTURES, 'standin-kubectl')], ['helm', STANDIN_HELM], ['git', path.join(FIXTURES, 'standin-git')]]
+    : [['kubectl', plane.binaries.kubectl], ['helm', STANDIN_HELM]];
+  for (const [name, target] of tools) {
     fs.rmSync(path.join(bin, name), { force: true });
     fs.symlinkSync(target, path.join(bin, name));
   }
@@ -108,6 +113,9 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
       SEED_DEPLOY_KEY: deployKey,
       STANDIN_HELM_DIR: releases,
       STANDIN_HELM_LOG: path.join(dir, 'helm.log'),
+      STANDIN_REAL_KUBECTL: plane.binaries.kubectl,
+      STANDIN_GIT_LOG: path.join(dir, 'git.log'),
+      STANDIN_EXEC_LOG: path.join(dir, 'exec.log'),
       LANG: 'C.UTF-8',
       ...extra,
     },
