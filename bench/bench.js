@@ -2,7 +2,7 @@
 'use strict';
 // `npm run bench`: the performance targets of issue #11 (and the figures of #7), measured with public tools only.
 //
-//   node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,ci] [--no-results]
+//   node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,cluster,ci] [--no-results]
 //
 // Commands of one group run alternately (A B C A B C ...), N times each after one unrecorded warm-up round,
 // so every ratio compares medians measured in the same session. Prints the machine, a table of median, min,
@@ -16,8 +16,8 @@ const { hasGnuTime, machine, measure, onPath } = require('./harness');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(__dirname, 'RESULTS.md');
-const USAGE = 'Usage: node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,ci] [--no-results]';
-const GROUPS = ['synth', 'cli', 'test', 'coverage', 'ci'];
+const USAGE = 'Usage: node bench/bench.js [--runs N] [--test-runs N] [--only synth,cli,test,coverage,cluster,ci] [--no-results]';
+const GROUPS = ['synth', 'cli', 'test', 'coverage', 'cluster', 'ci'];
 /**
  * The targets of issue #11 ("performance with simplicity"): the program runs on cdk8s's public path under a
  * maintained TypeScript runner, so these are looser than issue #7's, which a private renderer and a bundling
@@ -31,6 +31,10 @@ const LIMITS = {
   testSeconds: 60,
   /** `bash .ci/run` in a fresh clone, inside CI's 90-minute limit with a wide margin. */
   ciSeconds: 15 * 60,
+  /** Issue #13: building the control plane and the CNPG webhook, then the whole cluster test, on a fresh machine. */
+  clusterColdSeconds: 15 * 60,
+  /** Issue #13: the whole cluster test with the binaries cached. */
+  clusterWarmSeconds: 3 * 60,
 };
 const COVERAGE_FILES = 10000;
 
@@ -236,6 +240,22 @@ function main() {
         { runs: args.runs, gnuTime, onRun: progress });
       addRows(r, { [name]: `node ${coverage.slice(1).join(' ')} --repo <tmp> --json` });
       notes.push(`Coverage fixture (${COVERAGE_FILES} files) built in ${fmtS(setup)}; no target, reported for reference.`);
+    });
+
+    section('cluster', () => {
+      // Cold: an empty binary cache and an empty Go build cache (the module cache stays: a fresh machine also
+      // downloads the modules, about a minute more through the proxy). Warm: the cache the cold run filled.
+      const env = { XDG_CACHE_HOME: path.join(tmp, 'cold-cache'), GOCACHE: path.join(tmp, 'go-build-cache') };
+      const build = ['sh', '-c', 'node scripts/build-control-plane.js >/dev/null && node scripts/build-cnpg-webhook.js >/dev/null'];
+      const cold = measure([{ name: 'cluster: cold build', argv: build, cwd: ROOT, env }], { runs: 1, warmup: 0, gnuTime, onRun: progress });
+      const test = ['npm', 'run', '--silent', 'test:cluster'];
+      const warm = measure([{ name: 'cluster: npm run test:cluster', argv: test, cwd: ROOT, env }], { runs: 1, warmup: 0, gnuTime, onRun: progress });
+      addRows(cold, { 'cluster: cold build': 'node scripts/build-control-plane.js && node scripts/build-cnpg-webhook.js, empty caches' });
+      addRows(warm, { 'cluster: npm run test:cluster': 'npm run test:cluster, binaries cached' });
+      const coldSeconds = cold['cluster: cold build'].seconds.median;
+      const warmSeconds = warm['cluster: npm run test:cluster'].seconds.median;
+      target('cluster test on a fresh machine: cold build + `npm run test:cluster`', coldSeconds + warmSeconds, LIMITS.clusterColdSeconds, 's');
+      target('`npm run test:cluster` with the binaries cached', warmSeconds, LIMITS.clusterWarmSeconds, 's');
     });
 
     section('ci', () => {
