@@ -4,6 +4,10 @@
 // runbook polls Jobs every 5 s) while the apply files keep the API server busy.
 const base = require('./jest.config');
 
+// Names this run in every temporary folder the harness makes (and so in its processes' arguments), so the
+// global teardown finds the run's own leftovers and never another run's.
+process.env.HOMELAB_CLUSTER_RUN ??= String(process.pid);
+
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
@@ -13,4 +17,6 @@ module.exports = {
   testTimeout: 600_000,
   // The slowest files first, so the two workers finish together.
   testSequencer: '<rootDir>/test/jest/slow-first-sequencer.js',
+  // Fails the run when a harness process outlives it.
+  globalTeardown: '<rootDir>/test/cluster/harness/global-teardown.js',
 };

@@ -98,7 +98,8 @@ export class ControlPlane {
   /** Starts etcd, kube-apiserver and kube-controller-manager and waits until the API server is ready. */
   static async start(options: StartOptions = {}): Promise<ControlPlane> {
     const binaries = controlPlaneBinaries();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-cp-'));
+    // The run id (jest.cluster.config.js) lets the global teardown find this run's processes by their arguments.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `homelab-cp-${process.env.HOMELAB_CLUSTER_RUN ?? 'adhoc'}-`));
     const plane = new ControlPlane(binaries, dir, options.logDir ?? dir);
     try {
       await plane.boot();
