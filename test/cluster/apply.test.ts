@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
-import { applyUnits, offlineCopy, ROOT, SHARED, synthesize, walk } from './harness/output-tree';
+import { applyUnits, describeWithShared, offlineCopy, ROOT, SHARED, synthesize, walk } from './harness/output-tree';
 
 const TREES = [
   { name: 'reference homelab (committed dist/)', dist: (): string => path.join(ROOT, 'dist') },
@@ -16,11 +16,11 @@ const TREES = [
 ];
 
 /** The pinned CRDs no bootstrap step installs (Argo CD's and CNPG's come with their release manifests). */
-const EXTRA_CRDS = ['barman-cloud', 'image-updater', 'kyverno', 'rollouts'].flatMap((d) => walk(path.join(SHARED, 'crds', d)));
+const extraCrds = (): string[] => ['barman-cloud', 'image-updater', 'kyverno', 'rollouts'].flatMap((d) => walk(path.join(SHARED, 'crds', d)));
 
 const WORKLOADS = 'deployments,statefulsets,daemonsets,jobs,cronjobs';
 
-describe.each(TREES)('$name against kube-apiserver', ({ dist }) => {
+for (const { name, dist } of TREES) describeWithShared(`${name} against kube-apiserver`, () => {
   let plane: ControlPlane;
   let webhook: CnpgWebhook;
   let tree: string;
@@ -39,7 +39,7 @@ describe.each(TREES)('$name against kube-apiserver', ({ dist }) => {
   });
 
   test('the pinned CRDs that no step installs are accepted by the API server', async () => {
-    const r = await plane.kubectl(['apply', '--server-side', ...EXTRA_CRDS.flatMap((f) => ['-f', f])]);
+    const r = await plane.kubectl(['apply', '--server-side', ...extraCrds().flatMap((f) => ['-f', f])]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect((await plane.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])).status).toBe(0);

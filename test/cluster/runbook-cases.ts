@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
-import { offlineCopy } from './harness/output-tree';
+import { describeWithShared, offlineCopy } from './harness/output-tree';
 import { createOperatorSecrets, operatorSecrets, runbookEnv, runRunbook, standInReleases, stepsStarted } from './harness/runbook';
 import { StatusWriter } from './harness/status-writer';
 
@@ -64,7 +64,7 @@ export interface RunbookCase {
 
 /** The runbook cases for one tree; each tree is its own test file, so jest runs the two side by side. */
 export function describeRunbook({ name, dist, killInEachStep }: RunbookCase): void {
-  describe(`${name}: the runbook against kube-apiserver`, () => {
+  describeWithShared(`${name}: the runbook against kube-apiserver`, () => {
     let tree: string;
     let steps: number;
     beforeAll(() => {

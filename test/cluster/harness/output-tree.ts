@@ -13,6 +13,18 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const SHARED = path.resolve(ROOT, '..', 'shared');
 const MANIFESTS = path.join(SHARED, 'manifests');
 
+/** Whether ../shared holds the pinned CRDs and the upstream release manifests these tests apply. */
+export const SHARED_PRESENT = fs.existsSync(MANIFESTS) && fs.existsSync(path.join(SHARED, 'crds'));
+
+/**
+ * `describe` when ../shared is there; otherwise `describe.skip` with the reason in the name, so a clone without it
+ * shows the tests as skipped (test/jest/skipped-reporter.js lists them), never as passed.
+ */
+export const describeWithShared = (name: string, fn: () => void): void => {
+  if (SHARED_PRESENT) describe(name, fn);
+  else describe.skip(`${name} (skipped: ../shared/manifests and ../shared/crds not found next to the repository)`, fn);
+};
+
 /** The URL each bootstrap kustomization names → its local copy and the sha256 ../shared/manifests/README.md lists. */
 export const UPSTREAM_MANIFESTS: Readonly<Record<string, { readonly file: string; readonly sha256: string }>> = {
   'https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml':
