@@ -45,6 +45,8 @@ PROBLEM=''
 FIX=''
 STAGING=''
 CURRENT_STEP='preflight'
+SKIPPED=0
+SKIPPED_WHY=''
 KUBE_CONTEXT=''
 
 usage() {
@@ -351,6 +353,39 @@ ensure_secret() { # namespace name key bytes
   printf '  ✓ Secret %s/%s created with a random %s\n' "$1" "$2" "$3"
 }
 
+# skip_when RESOURCE NAMESPACE JSONPATH VALUE REASON: succeeds (the caller skips the rest of its step) when JSONPATH of
+# RESOURCE (in NAMESPACE, or cluster-scoped when it is empty) is VALUE: the cluster is already past the step. Fails (the
+# step runs) when the field differs or RESOURCE does not exist. One kubectl get, bounded by --request-timeout; any other
+# error stops the runbook, since a step is never skipped, nor applied over a newer state, on a guess. Its stderr goes
+# to a private file, so a warning on it cannot change the value compared.
+skip_when() {
+  local what="$3 of $1${2:+ in $2}" out err status=0
+  local args=(get "$1" -o "jsonpath=$3")
+  if [ -n "$2" ]; then args=("${args[@]}" -n "$2"); fi
+  if dry_run; then plan skip "when $what is $4 ($5); otherwise:"; return 1; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  out="$(kube "${args[@]}" 2>"$STAGING/skip-when.err")" || status=$?
+  err="$(cat "$STAGING/skip-when.err")"
+  if [ "$status" = 0 ] && [ "$out" = "$4" ]; then
+    SKIPPED=$((SKIPPED + 1))
+    SKIPPED_WHY="$5"
+    printf '  ✓ skipped: %s (%s is %s)\n' "$5" "$what" "$4"
+    return 0
+  fi
+  if [ "$status" = 0 ]; then
+    printf '  → not skipped: %s is %s, not %s\n' "$what" "${out:-empty}" "$4"
+    return 1
+  fi
+  case "$err" in
+    *'(NotFound)'*)
+      printf '  → not skipped: %s does not exist\n' "$1${2:+ in $2}"
+      return 1
+      ;;
+  esac
+  failed "read $what, to tell whether the cluster is already past this step" "$SECONDS" "${err:-kubectl exited with $status}"
+  inspect "$(quote kubectl "${args[@]}")"
+}
+
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
@@ -575,7 +610,12 @@ verify_mirror() {
     fi
     if (( SECONDS - start >= timeout )); then
       failed "$what" "$start" "$problem"
-      printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\n    hint: %s\n' "$hint" >&2
+      if [ "$SKIPPED" = 0 ]; then
+        printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\n' >&2
+      else
+        printf '    Not re-applying the root app: it is left as this run found it (skipped: %s).\n' "$SKIPPED_WHY" >&2
+      fi
+      printf '    hint: %s\n' "$hint" >&2
       inspect "$(quote kubectl exec -n "$namespace" "deploy/$deployment" -- wget -q -O - "$url") (add --header 'Authorization: token ...' for a private repository)"
     fi
     sleep "$POLL_SECONDS"
@@ -585,7 +625,9 @@ verify_mirror() {
 finish() {
   CURRENT_STEP='the end'
   if dry_run; then printf '\nDry run complete: %s steps planned, nothing applied.\n' "$STEPS"; return 0; fi
-  printf '\nBootstrap complete: %s steps applied and ready.\n' "$STEPS"
+  if [ "$SKIPPED" = 0 ]; then printf '\nBootstrap complete: %s steps applied and ready.\n' "$STEPS"; return 0; fi
+  printf '\nBootstrap complete: %s steps ready: %s applied, %s skipped (the cluster was already past them).\n' \
+    "$STEPS" "$((STEPS - SKIPPED))" "$SKIPPED"
 }
 
 # ------------------------------------------------------------------------------------------------

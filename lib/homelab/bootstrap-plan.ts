@@ -1,4 +1,4 @@
-import { App } from 'cdk8s';
+import { ApiObject, App } from 'cdk8s';
 import { Construct } from 'constructs';
 import { PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
 import { resolveForgejoDatabase } from '../config/rules';
@@ -303,6 +303,34 @@ export class BootstrapPlan extends Construct {
     if (this.namespaceNames.has(name)) return;
     this.namespaceNames.add(name);
     new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
+  }
+
+  /**
+   * After the cutover only: makes a re-run of the runbook leave a cluster alone whose root app already reads what the
+   * flip step applies. The seed-root step is skipped when the live `root` Application's `spec.source.repoURL` equals
+   * that of `root` (the object `argocdRoot` applies), so it never points the root app back at the GitHub seed, which
+   * would make Argo CD rewrite every child Application until the flip. Nothing else changes: the verify step after it
+   * still refuses to go on while the mirror is missing or stale, and the flip re-applies what is there.
+   *
+   * The seed-credential step is not skipped: it re-applies the same Secret for the GitHub URL (a server-side apply that
+   * changes nothing, or a rotated deploy key), which no Application reads after the flip.
+   */
+  public skipSeedRootOnceFlipped(root: ApiObject): void {
+    if (!this.seedRootStep) return;
+    const app = root.toJson();
+    const group = String(app.apiVersion).split('/')[0];
+    const repoURL = app.spec?.source?.repoURL;
+    if (app.kind !== 'Application' || group !== 'argoproj.io' || typeof repoURL !== 'string') {
+      throw new Error(`internal: the root app ${app.metadata?.name} must be an argoproj.io Application with one spec.source.repoURL`);
+    }
+    this.seedRootStep.addPrecondition({
+      kind: 'skip-when',
+      resource: `applications.${group}/${root.name}`,
+      namespace: app.metadata.namespace,
+      jsonPath: '{.spec.source.repoURL}',
+      equals: repoURL,
+      reason: 'the root app already reads the verified Forgejo mirror',
+    });
   }
 
   /**

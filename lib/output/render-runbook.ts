@@ -1,5 +1,5 @@
 import { helmValuesFile, RenderedStep } from './render-steps';
-import { GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, StepWait } from '../constructs/bootstrap/waits';
+import { GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, SkipWhenPrecondition, StepWait } from '../constructs/bootstrap/waits';
 import { MIN_HELM_VERSION } from '../shared/pins';
 
 /**
@@ -146,6 +146,9 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     "FIX=''",
     "STAGING=''",
     "CURRENT_STEP='preflight'",
+    // steps skip_when found the cluster already past, and the reason of the last one
+    'SKIPPED=0',
+    "SKIPPED_WHY=''",
     // the context confirm_cluster showed and confirmed; helm is pointed at it explicitly
     "KUBE_CONTEXT=''",
     '',
@@ -253,10 +256,25 @@ function needFile(f: LocalFileSpec): string {
   return `need_file ${f.variable} ${f.format ?? 'any'} ${shq(oneLine(f.hint))}`;
 }
 
-/** The calls of one step: header, checks, Job deletions, apply, waits. `variables`: the local files' variables. */
+/**
+ * The calls of one step: header, checks, Job deletions, apply, waits. `variables`: the local files' variables. A step
+ * with a `skip-when` precondition runs everything after its header only when `skip_when` finds the cluster not past it.
+ */
 function renderStep(p: RenderedStep, variables: ReadonlySet<string>): string[] {
+  const header = `step ${p.index} ${shq(p.step.stepName)} ${shq(oneLine(p.step.summary))}`;
+  const skips = p.step.preconditions.filter((pre): pre is SkipWhenPrecondition => pre.kind === 'skip-when');
+  if (skips.length > 1) {
+    throw new Error(`bootstrap step '${p.step.stepName}' has ${skips.length} skip-when preconditions; at most one is allowed ` +
+      '(the step is skipped when its one field has its value).');
+  }
+  if (skips.length === 0) return [header, ...stepBody(p, variables)];
+  return [header, `if ! ${renderSkipWhen(p.step.stepName, skips[0])}; then`, ...stepBody(p, variables).map((l) => `  ${l}`), 'fi'];
+}
+
+/** What a step does once it is not skipped: checks, Job deletions, apply, waits. */
+function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   const name = p.step.stepName;
-  const lines = [`step ${p.index} ${shq(name)} ${shq(oneLine(p.step.summary))}`];
+  const lines: string[] = [];
   for (const pre of p.step.preconditions) {
     // local files are checked once, before anything is applied (see renderRunbook), unless checked at their step.
     if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file') && pre.checkedAt === 'step') lines.push(needFile(pre));
@@ -316,6 +334,24 @@ function renderHelmRelease(p: RenderedStep): string {
   }
   return `helm_release ${shq(p.step.stepName)} ${shq(r.releaseName)} ${shq(r.chart)} ${shq(r.repoURL)} ${shq(r.version)} ` +
     `${shq(r.namespace)} ${r.createNamespace ? 1 : 0} ${shq(helmValuesFile(p))} ${seconds(r.timeoutSeconds)}`;
+}
+
+/** The `skip_when` call of a step's `skip-when` precondition: succeeds when the step is skipped. */
+function renderSkipWhen(stepName: string, s: SkipWhenPrecondition): string {
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(s.resource)) {
+    throw new Error(`bootstrap step '${stepName}': skip-when resource must be '<resource>/<name>' in kubectl's lower-case form ` +
+      `(e.g. 'applications.argoproj.io/root'), got '${s.resource}'`);
+  }
+  if (!/^\{\.[^{}\s]+\}$/.test(s.jsonPath)) {
+    throw new Error(`bootstrap step '${stepName}': skip-when jsonPath must be one kubectl JSONPath field such as '{.spec.source.repoURL}', ` +
+      `got '${s.jsonPath}'`);
+  }
+  if (s.equals === '' || /[\x00-\x1f\x7f]/.test(s.equals)) {
+    // a missing field reads as empty: skipping on an empty value would skip on a cluster that is not past the step
+    throw new Error(`bootstrap step '${stepName}': skip-when equals must be a non-empty single-line value, got ${JSON.stringify(s.equals)}`);
+  }
+  if (s.reason.trim() === '') throw new Error(`bootstrap step '${stepName}': skip-when needs a reason, printed when the step is skipped`);
+  return `skip_when ${shq(s.resource)} ${shq(s.namespace ?? '')} ${shq(s.jsonPath)} ${shq(s.equals)} ${shq(oneLine(s.reason))}`;
 }
 
 function renderMirrorCheck(stepName: string, m: GitMirrorCurrentPrecondition, variables: ReadonlySet<string>): string {
@@ -680,6 +716,39 @@ ensure_secret() { # namespace name key bytes
   printf '  ✓ Secret %s/%s created with a random %s\\n' "$1" "$2" "$3"
 }
 
+# skip_when RESOURCE NAMESPACE JSONPATH VALUE REASON: succeeds (the caller skips the rest of its step) when JSONPATH of
+# RESOURCE (in NAMESPACE, or cluster-scoped when it is empty) is VALUE: the cluster is already past the step. Fails (the
+# step runs) when the field differs or RESOURCE does not exist. One kubectl get, bounded by --request-timeout; any other
+# error stops the runbook, since a step is never skipped, nor applied over a newer state, on a guess. Its stderr goes
+# to a private file, so a warning on it cannot change the value compared.
+skip_when() {
+  local what="$3 of $1\${2:+ in $2}" out err status=0
+  local args=(get "$1" -o "jsonpath=$3")
+  if [ -n "$2" ]; then args=("\${args[@]}" -n "$2"); fi
+  if dry_run; then plan skip "when $what is $4 ($5); otherwise:"; return 1; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  out="$(kube "\${args[@]}" 2>"$STAGING/skip-when.err")" || status=$?
+  err="$(cat "$STAGING/skip-when.err")"
+  if [ "$status" = 0 ] && [ "$out" = "$4" ]; then
+    SKIPPED=$((SKIPPED + 1))
+    SKIPPED_WHY="$5"
+    printf '  ✓ skipped: %s (%s is %s)\\n' "$5" "$what" "$4"
+    return 0
+  fi
+  if [ "$status" = 0 ]; then
+    printf '  → not skipped: %s is %s, not %s\\n' "$what" "\${out:-empty}" "$4"
+    return 1
+  fi
+  case "$err" in
+    *'(NotFound)'*)
+      printf '  → not skipped: %s does not exist\\n' "$1\${2:+ in $2}"
+      return 1
+      ;;
+  esac
+  failed "read $what, to tell whether the cluster is already past this step" "$SECONDS" "\${err:-kubectl exited with $status}"
+  inspect "$(quote kubectl "\${args[@]}")"
+}
+
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
@@ -904,7 +973,12 @@ verify_mirror() {
     fi
     if (( SECONDS - start >= timeout )); then
       failed "$what" "$start" "$problem"
-      printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\\n    hint: %s\\n' "$hint" >&2
+      if [ "$SKIPPED" = 0 ]; then
+        printf '    Not flipping the root app to Forgejo: it keeps reading the GitHub seed.\\n' >&2
+      else
+        printf '    Not re-applying the root app: it is left as this run found it (skipped: %s).\\n' "$SKIPPED_WHY" >&2
+      fi
+      printf '    hint: %s\\n' "$hint" >&2
       inspect "$(quote kubectl exec -n "$namespace" "deploy/$deployment" -- wget -q -O - "$url") (add --header 'Authorization: token ...' for a private repository)"
     fi
     sleep "$POLL_SECONDS"
@@ -914,5 +988,7 @@ verify_mirror() {
 finish() {
   CURRENT_STEP='the end'
   if dry_run; then printf '\\nDry run complete: %s steps planned, nothing applied.\\n' "$STEPS"; return 0; fi
-  printf '\\nBootstrap complete: %s steps applied and ready.\\n' "$STEPS"
+  if [ "$SKIPPED" = 0 ]; then printf '\\nBootstrap complete: %s steps applied and ready.\\n' "$STEPS"; return 0; fi
+  printf '\\nBootstrap complete: %s steps ready: %s applied, %s skipped (the cluster was already past them).\\n' \\
+    "$STEPS" "$((STEPS - SKIPPED))" "$SKIPPED"
 }`;

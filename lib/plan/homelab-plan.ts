@@ -212,6 +212,9 @@ export function describePrecondition(pre: Precondition): string {
       return `the Forgejo pull-mirror ${pre.repoOwner}/${pre.repoName} exists and its branch ${pre.branch} is at the commit ` +
         `${pre.seedUrl} has (git ls-remote with $${pre.seedKeyVariable}; Forgejo's API with $${pre.tokenVariable}), ` +
         `polled for up to ${pre.timeoutSeconds}s; otherwise the runbook stops before the root app flips. ${pre.hint}`;
+    case 'skip-when':
+      return `skipped when ${pre.jsonPath} of ${pre.resource}${pre.namespace !== undefined ? ` in ${pre.namespace}` : ''} is ` +
+        `${pre.equals} (${pre.reason}); otherwise applied. An answer other than that value or NotFound stops the runbook.`;
     default: {
       // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
       const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;

@@ -222,7 +222,9 @@ function cutoverSection(c: PlannedCutover): string[] {
     '**Rebuild after the cutover:** run the same runbook on the bare cluster. It seeds Argo CD from GitHub ' +
       `(${code(r.seedCredential)}, ${code(r.seedRoot)}), brings Forgejo up, waits in ${code(r.credential)} until the mirror ` +
       `holds the commit of ${code(c.branch)} that GitHub has, and only then flips the root app (${code(r.root)}). ` +
-      `${code(`$${cred.forgejo.variable}`)} is checked at that step, once Forgejo runs: make the token in the new Forgejo, then re-run.`,
+      `${code(`$${cred.forgejo.variable}`)} is checked at that step, once Forgejo runs: make the token in the new Forgejo, then re-run. ` +
+      `A re-run on a cluster whose root app already reads Forgejo changes nothing: ${code(r.seedRoot)} is skipped, so the root app ` +
+      `never goes back to GitHub; the mirror is verified again, and ${code(r.root)} re-applies the root app as it is.`,
   ];
 }
 

@@ -150,7 +150,9 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
       'refuses pushes; every change reaches Forgejo on the next mirror interval.',
     'Rebuild after the cutover: run the same runbook on the bare cluster. It seeds Argo CD from GitHub, brings ' +
       `Forgejo up, waits for the mirror to hold ${c.branch}, and only then flips; $${cred.forgejo.variable} is ` +
-      `checked at ${r.credential}, once Forgejo runs (make the token in the new Forgejo, then re-run).`,
+      `checked at ${r.credential}, once Forgejo runs (make the token in the new Forgejo, then re-run). A re-run on a ` +
+      `cluster whose root app already reads Forgejo changes nothing: ${r.seedRoot} is skipped, so the root app never goes ` +
+      `back to GitHub; the mirror is verified again, and ${r.root} re-applies the root app as it is.`,
   ];
   steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
   return lines;

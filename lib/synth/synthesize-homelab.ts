@@ -78,6 +78,8 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     argocd.project.resource.toJson(),
     readingRepo(argocd.root.resource.toJson(), seedUrl, seedApps),
   ]);
+  // ... and a re-run on a cluster already flipped to Forgejo skips that seed root, so it never flips back.
+  bootstrap.skipSeedRootOnceFlipped(argocd.root.resource);
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),

@@ -2,6 +2,8 @@ import { App } from 'cdk8s';
 import { BootstrapPlan } from '../../lib/homelab/bootstrap-plan';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { parseHomelabConfig } from '../../lib/config/parse';
+import { planSteps } from '../../lib/output/render-steps';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 
 function plan(): BootstrapPlan {
   return new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: parseHomelabConfig(REFERENCE_HOMELAB), repoUrl: () => 'git@github.com:o/r.git' });
@@ -120,6 +122,30 @@ describe('BootstrapPlan after the cutover: a rebuild seeds from GitHub, verifies
         hint: expect.stringContaining('GitHub stays the repository you push to'),
       },
     ]);
+  });
+
+  test('the seed root is skipped once the live root app reads what the flip step applies; the seed credential never is', () => {
+    // GIVEN the synthesized program after the cutover
+    const s = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source: 'forgejo' } });
+    const p = s.bootstrap;
+    // WHEN
+    const skips = p.steps.flatMap((step) => step.preconditions.filter((c) => c.kind === 'skip-when').map((c) => [step.stepName, c] as const));
+    // THEN the URL is read from the root app the flip step applies, not typed again
+    const flipped = planSteps(p.steps).find((x) => x.step === p.argocdRoot)!.objects.find((o) => o.kind === 'Application')!;
+    expect(flipped.spec.source.repoURL).toBe(FORGEJO_URL);
+    expect(skips).toEqual([[p.seedRootStep!.stepName, {
+      kind: 'skip-when',
+      resource: `applications.argoproj.io/${flipped.metadata.name}`,
+      namespace: flipped.metadata.namespace,
+      jsonPath: '{.spec.source.repoURL}',
+      equals: flipped.spec.source.repoURL,
+      reason: 'the root app already reads the verified Forgejo mirror',
+    }]]);
+  });
+
+  test('before the cutover no step is ever skipped', () => {
+    const p = synthesizeHomelab(REFERENCE_HOMELAB).bootstrap;
+    expect(p.steps.flatMap((step) => step.preconditions).filter((c) => c.kind === 'skip-when')).toEqual([]);
   });
 
   test('the mirror check follows git.targetRevision and forgejo.repoOwner', () => {

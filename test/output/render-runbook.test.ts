@@ -433,3 +433,94 @@ describe('Helm release steps', () => {
     expect(() => helmValuesFile(buildSteps()[0])).toThrow("bootstrap step 'namespaces' is not a Helm release; it has no values file");
   });
 });
+
+describe('renderRunbook: a step skipped when the cluster is already past it', () => {
+  const SKIP = {
+    kind: 'skip-when' as const,
+    resource: 'applications.argoproj.io/root',
+    namespace: 'argocd',
+    jsonPath: '{.spec.source.repoURL}',
+    equals: 'http://forgejo.example:3000/o/r.git',
+    reason: 'the root app already reads the mirror',
+  };
+  /** A step `seed` with a Job, a generated Secret and a wait, skipped per `skip`, between two plain steps. */
+  function skipSteps(...skips: Partial<typeof SKIP>[]) {
+    const app = Testing.app();
+    const before = namespaceStep(app, 'before');
+    const seed = namespaceStep(app, 'seed');
+    new k8s.KubeJob(seed, 'Job', {
+      metadata: { name: 'seed-job', namespace: 'before' },
+      spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'i' }] } } },
+    });
+    seed.addPrecondition({ kind: 'generated-secret', namespace: 'before', name: 'seed-key', key: 'key', bytes: 32 });
+    for (const s of skips) seed.addPrecondition({ ...SKIP, ...s });
+    seed.addWait({ kind: 'rollout', namespace: 'before', deployment: 'd', timeoutSeconds: 60 });
+    const after = namespaceStep(app, 'after');
+    seed.dependsOn(before, 'first');
+    after.dependsOn(seed, 'then');
+    return planSteps([before, seed, after]);
+  }
+
+  test('everything of the step after its header runs only when skip_when does not skip it; other steps are unchanged', () => {
+    // WHEN
+    const calls = runbookCalls(renderRunbook(skipSteps({}), OPTIONS));
+
+    // THEN
+    const from = calls.findIndex((c) => c.startsWith('step 2 seed'));
+    expect(calls.slice(from, from + 8)).toEqual([
+      'step 2 seed \'seed summary\'',
+      'if ! skip_when applications.argoproj.io/root argocd \'{.spec.source.repoURL}\' http://forgejo.example:3000/o/r.git ' +
+        '\'the root app already reads the mirror\'; then',
+      '  ensure_secret before seed-key key 32',
+      '  delete_job before seed-job',
+      '  apply seed -f 02-seed.yaml',
+      '  wait_rollout before deployment/d 60',
+      'fi',
+      'step 3 after \'after summary\'',
+    ]);
+    expect(calls).toContain('apply before -f 01-before.yaml');
+    expect(calls.filter((c) => c.includes('skip_when'))).toHaveLength(1);
+  });
+
+  test('a cluster-scoped object is read without a namespace', () => {
+    const calls = runbookCalls(renderRunbook(skipSteps({ resource: 'storageclasses.storage.k8s.io/fast', namespace: undefined }), OPTIONS));
+    expect(calls).toContain('if ! skip_when storageclasses.storage.k8s.io/fast \'\' \'{.spec.source.repoURL}\' ' +
+      'http://forgejo.example:3000/o/r.git \'the root app already reads the mirror\'; then');
+  });
+
+  test('skip_when reads the field with one kube call (bounded by --request-timeout); only NotFound means the step runs', () => {
+    const script = renderRunbook(skipSteps({}), OPTIONS);
+    const helper = script.slice(script.indexOf('\nskip_when() {'), script.indexOf('\n}\n', script.indexOf('\nskip_when() {')));
+    expect(helper).toContain('out="$(kube "${args[@]}" 2>"$STAGING/skip-when.err")" || status=$?');
+    expect(helper).toContain("*'(NotFound)'*)");
+    expect(helper).toContain('inspect "$(quote kubectl "${args[@]}")"');
+  });
+
+  test('throws on two skip-when preconditions in one step', () => {
+    expect(() => renderRunbook(skipSteps({}, { equals: 'other' }), OPTIONS))
+      .toThrow("bootstrap step 'seed' has 2 skip-when preconditions; at most one is allowed");
+  });
+
+  test('throws on an empty value, which a missing field would match', () => {
+    expect(() => renderRunbook(skipSteps({ equals: '' }), OPTIONS))
+      .toThrow("bootstrap step 'seed': skip-when equals must be a non-empty single-line value, got \"\"");
+  });
+
+  test('throws on a resource without a name, a JSONPath that is not one field, and an empty reason', () => {
+    expect(() => renderRunbook(skipSteps({ resource: 'application' }), OPTIONS))
+      .toThrow("bootstrap step 'seed': skip-when resource must be '<resource>/<name>' in kubectl's lower-case form (e.g. 'applications.argoproj.io/root'), got 'application'");
+    expect(() => renderRunbook(skipSteps({ jsonPath: '.spec.source.repoURL' }), OPTIONS))
+      .toThrow("bootstrap step 'seed': skip-when jsonPath must be one kubectl JSONPath field such as '{.spec.source.repoURL}', got '.spec.source.repoURL'");
+    expect(() => renderRunbook(skipSteps({ reason: ' ' }), OPTIONS))
+      .toThrow("bootstrap step 'seed': skip-when needs a reason, printed when the step is skipped");
+  });
+
+  testWith(SHELLCHECK)('a script with a skipped step is shellcheck-clean', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-skip-'));
+    const file = path.join(dir, 'bootstrap.sh');
+    fs.writeFileSync(file, renderRunbook(skipSteps({}), OPTIONS));
+    const r = spawnSync(SHELLCHECK.command!, ['--shell=bash', '--severity=style', file], { encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});

@@ -723,6 +723,10 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
   const LS_REMOTE = `git ls-remote ${SEED} refs/heads/main`;
   const EXEC = 'exec -i -n cicd deploy/forgejo -- sh -c IFS= read -r t; wget -q -O - --header "Authorization: token $t" "$1" sh ' + MIRROR_API;
   const TOKEN = 'forgejo-read-token-value';
+  const FORGEJO_URL = 'http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git';
+  /** How skip_when asks for the live root app's repository before step 09. */
+  const GET_ROOT = 'get applications.argoproj.io/root -o jsonpath={.spec.source.repoURL} -n argocd';
+  const SEED_ROOT_APPLY = /-argocd-seed-root -f <dir>\/09-argocd-seed-root\.yaml$/;
 
   const callIndex = (calls: readonly string[], pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
 
@@ -763,6 +767,15 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(run.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
     });
 
+    test('asks for the root app before the seed, and applies the seed since there is none', () => {
+      const ask = run.calls.indexOf(GET_ROOT);
+      expect(ask).toBeGreaterThan(callIndex(run.calls, /-argocd-seed-credential /));
+      expect(ask).toBeLessThan(callIndex(run.calls, SEED_ROOT_APPLY));
+      expect(run.rawCalls[ask]).toBe(`--request-timeout=60s ${GET_ROOT}`);
+      expect(run.stdout).toContain('  → not skipped: applications.argoproj.io/root in argocd does not exist\n');
+      expect(run.stdout).not.toContain('✓ skipped');
+    });
+
     test('the seed root app reads GitHub and the flipped one Forgejo', () => {
       const seedRoot = fs.readFileSync(path.join(box.dir, '09-argocd-seed-root.yaml'), 'utf8');
       const root = fs.readFileSync(path.join(box.dir, '11-argocd-root.yaml'), 'utf8');
@@ -776,6 +789,58 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(fs.readFileSync(`${box.log}.git-ssh`, 'utf8')).toContain(`ssh -i ${path.join(box.home, '.ssh/argocd_seed')} -o IdentitiesOnly=yes`);
       expect(fs.readFileSync(`${box.log}.exec-stdin`, 'utf8')).toBe(`${TOKEN}\n`);
       expect(run.rawCalls.join('\n') + run.stdout + run.stderr).not.toContain(TOKEN);
+    });
+  });
+
+  describe('a re-run on a cluster whose root app already reads Forgejo', () => {
+    let box: RunbookSandbox;
+    beforeAll(() => {
+      box = homelabSandbox('forgejo');
+      box.writeHomeFile('.config/homelab/forgejo-read-token', `${TOKEN}\n`);
+    });
+
+    test('never points the root app back at GitHub: the seed root is skipped, the mirror still verified, the same Forgejo root re-applied', () => {
+      // WHEN the live root app reads Forgejo and the mirror is current
+      const r = box.run(YES, { FAKE_ROOT_REPO_URL: FORGEJO_URL, FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
+      // THEN
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.calls.filter((c) => SEED_ROOT_APPLY.test(c) || /-argocd-seed-root /.test(c))).toEqual([]);
+      expect(r.stdout).toContain('[9/11] argocd-seed-root');
+      expect(r.stdout).toContain('  ✓ skipped: the root app already reads the verified Forgejo mirror ' +
+        `({.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${FORGEJO_URL})\n`);
+      const order = [
+        callIndex(r.calls, /-argocd-seed-credential -k /),
+        r.calls.indexOf(GET_ROOT),
+        r.calls.indexOf(LS_REMOTE),
+        r.calls.indexOf(EXEC),
+        callIndex(r.calls, /-argocd-repo-credential -k /),
+        callIndex(r.calls, /-argocd-root -f <dir>\/11-argocd-root\.yaml$/),
+      ];
+      expect(order.every((i) => i > -1)).toBe(true);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      expect(r.stdout).toMatch(/Bootstrap complete: 11 steps ready: 10 applied, 1 skipped \(the cluster was already past them\).\n$/);
+    });
+
+    test('a root app that still reads the GitHub seed (a run interrupted before the flip) gets the seed applied again', () => {
+      const r = box.run(YES, { FAKE_ROOT_REPO_URL: SEED, FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
+      expect(r.status).toBe(0);
+      expect(callIndex(r.calls, SEED_ROOT_APPLY)).toBeGreaterThan(r.calls.indexOf(GET_ROOT));
+      expect(r.stdout).toContain(`  → not skipped: {.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${SEED}, not ${FORGEJO_URL}\n`);
+      expect(r.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
+    });
+
+    test('fails when the root app cannot be read, naming the error, before applying the seed or anything after it', () => {
+      const error = 'Unable to connect to the server: dial tcp 10.0.0.1:6443: i/o timeout';
+      const r = box.run(YES, { FAKE_GET_APP_ERROR: error, FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: HEAD });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('✗ FAILED: read {.spec.source.repoURL} of applications.argoproj.io/root in argocd, ' +
+        'to tell whether the cluster is already past this step');
+      expect(r.stderr).toContain(`    ${error}\n`);
+      expect(r.stderr).toContain('inspect: kubectl get applications.argoproj.io/root -o \'jsonpath={.spec.source.repoURL}\' -n argocd');
+      expect(r.stderr).toContain('Stopped at step 9/11 (argocd-seed-root)');
+      expect(r.calls[r.calls.length - 1]).toBe(GET_ROOT);
+      expect(r.stdout).not.toContain('skipped');
     });
   });
 
@@ -824,6 +889,18 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(r.stderr).toContain(`the mirror is stale: Forgejo's main is at ${OLD}, the GitHub seed's at ${HEAD}`);
     });
 
+    test('when the root app already reads Forgejo: the seed is skipped, the verify step still refuses a stale mirror', () => {
+      const r = box.run(YES, { FAKE_ROOT_REPO_URL: FORGEJO_URL, FAKE_SEED_COMMIT: HEAD, FAKE_FORGEJO_COMMIT: OLD });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain('  ✓ skipped: the root app already reads the verified Forgejo mirror');
+      expect(r.calls.filter((c) => /-argocd-seed-root |-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
+      expect(r.stderr).toContain(`the mirror is stale: Forgejo's main is at ${OLD}, the GitHub seed's at ${HEAD}`);
+      expect(r.stderr).toContain('Not re-applying the root app: it is left as this run found it ' +
+        '(skipped: the root app already reads the verified Forgejo mirror).');
+      expect(r.stderr).not.toContain('it keeps reading the GitHub seed');
+      expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
+    });
+
     test('when the seed cannot be read, at once', () => {
       const r = box.run(YES, { FAKE_SEED_UNREACHABLE: '1', FAKE_FORGEJO_COMMIT: HEAD });
       expect(r.status).toBe(1);
@@ -844,6 +921,11 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     expect(out.indexOf('[9/11] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
     expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 11-argocd-root.yaml'));
     expect(out.indexOf('[10/11] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[9/11] argocd-seed-root'));
+    // the seed root is planned as skipped when the root app already reads Forgejo, and applied otherwise
+    const skip = `  skip    when {.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${FORGEJO_URL} ` +
+      '(the root app already reads the verified Forgejo mirror); otherwise:\n';
+    expect(out).toContain(`[9/11] argocd-seed-root: the homelab AppProject and the root app-of-apps reading the GitHub seed, until the Forgejo mirror is verified\n${skip}` +
+      '  apply   kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-argocd-seed-root -f 09-argocd-seed-root.yaml\n');
   });
 
   test('before the cutover the path is unchanged: GitHub credential, then the root app, and no mirror check', () => {

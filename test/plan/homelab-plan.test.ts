@@ -127,6 +127,11 @@ describe('describePrecondition and describeSource', () => {
       .toBe('local file ~/k (or $KEY) exists. Make it.');
     expect(describePrecondition({ kind: 'secret-from-file', namespace: 'argocd', name: 's', key: 'k.txt', variable: 'KEY', defaultPath: '~/k', hint: 'Make it.' }))
       .toBe('Secret argocd/s (key k.txt) applied from local file ~/k (or $KEY). Make it.');
+    expect(describePrecondition({
+      kind: 'skip-when', resource: 'applications.argoproj.io/root', namespace: 'argocd', jsonPath: '{.spec.source.repoURL}', equals: 'http://f/o/r.git',
+      reason: 'the root app already reads the mirror',
+    })).toBe('skipped when {.spec.source.repoURL} of applications.argoproj.io/root in argocd is http://f/o/r.git '
+      + '(the root app already reads the mirror); otherwise applied. An answer other than that value or NotFound stops the runbook.');
     expect(describeSource({ kind: 'git-path', path: 'k8s/a', exclude: '*-values.yaml' })).toBe('git k8s/a (exclude *-values.yaml)');
     expect(describeSource({ kind: 'plugin', path: '.', pluginName: 'sops' })).toBe('plugin sops at .');
     expect(describeSource({ kind: 'helm-chart', repoURL: 'oci://ghcr.io/x', chart: 'c', version: '1.0.0' })).toBe('helm c 1.0.0 from oci://ghcr.io/x/c');

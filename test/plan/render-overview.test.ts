@@ -111,6 +111,8 @@ describe('renderOverview, reference homelab', () => {
     expect(cutover).toContain(`\`${plan.cutover.forgejoUrl}\``);
     expect(cutover).toContain('Status: **pending**.');
     expect(cutover).toContain('3. Set `git.source: \'forgejo\'` in the homelab config.');
+    expect(cutover).toContain('A re-run on a cluster whose root app already reads Forgejo changes nothing: `09-argocd-seed-root.yaml` is skipped, '
+      + 'so the root app never goes back to GitHub; the mirror is verified again, and `11-argocd-root.yaml` re-applies the root app as it is.');
     expect(mermaid.labels.get(diagram.cutoverId)).toContain(`to ${plan.cutover.forgejoUrl}`);
   });
 

@@ -170,6 +170,31 @@ export interface GitMirrorCurrentPrecondition {
   readonly hint: string;
 }
 
+/**
+ * The step is skipped when the cluster is already past it: a field of an object has the value the step's successors
+ * set (e.g. the root app already reads the repository a later step points it at). The runbook reads the field with
+ * one `kubectl get` (bounded by its request timeout) before anything else of the step runs: equal, and the step's
+ * other preconditions, Job deletions, apply and waits are all skipped; another value, or no such object (NotFound),
+ * and the step runs. Any other answer (API error, timeout) stops the runbook: a step is never skipped on a guess.
+ * At most one per step.
+ */
+export interface SkipWhenPrecondition {
+  readonly kind: 'skip-when';
+  /** `<resource>/<name>` as kubectl names it, group included, e.g. `applications.argoproj.io/root`. */
+  readonly resource: string;
+  /**
+   * Namespace of a namespaced object.
+   * @default - a cluster-scoped object
+   */
+  readonly namespace?: string;
+  /** JSONPath (kubectl syntax) of the field, e.g. `{.spec.source.repoURL}`. */
+  readonly jsonPath: string;
+  /** The value that means the cluster is past the step; never empty (a missing field reads as empty). */
+  readonly equals: string;
+  /** Why the step is not needed then, printed as `✓ skipped: <reason>`, e.g. `the root app already reads ...`. */
+  readonly reason: string;
+}
+
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
@@ -208,7 +233,8 @@ export type Precondition =
     /** Key of the Secret that receives the file's content, e.g. `keys.txt`. */
     readonly key: string;
   })
-  | GitMirrorCurrentPrecondition;
+  | GitMirrorCurrentPrecondition
+  | SkipWhenPrecondition;
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {
