@@ -4,51 +4,10 @@
 // kubectl commands run for real, as their ServiceAccounts.
 import * as fs from 'fs';
 import * as path from 'path';
-import { CnpgWebhook } from './harness/cnpg-webhook';
-import { ControlPlane } from './harness/control-plane';
 import { describeWithShared, offlineCopy } from './harness/output-tree';
 import { createOperatorSecrets, operatorSecrets, runbookEnv, runRunbook, standInReleases, stepsStarted } from './harness/runbook';
-import { StatusWriter } from './harness/status-writer';
-
-
-/** Kinds whose objects the runbook re-creates on purpose (a Job's template is immutable: delete_job). */
-const RECREATED = new Set(['Job']);
-/** Objects the API server itself rewrites on its own schedule. */
-const VOLATILE = new Set(['Event', 'Lease', 'Endpoints', 'EndpointSlice']);
-
-interface Stack {
-  plane: ControlPlane;
-  webhook: CnpgWebhook;
-  writer: StatusWriter;
-}
-
-async function startStack(): Promise<Stack> {
-  const plane = await ControlPlane.start();
-  const webhook = new CnpgWebhook(plane);
-  await webhook.start();
-  const writer = new StatusWriter(plane, { readyAfterMs: 300, controllers: [() => webhook.injectCaBundle()] }).start();
-  return { plane, webhook, writer };
-}
-
-async function stopStack(stack: Stack | undefined): Promise<void> {
-  await stack?.writer.stop();
-  await stack?.webhook.stop();
-  await stack?.plane.stop();
-}
-
-/** uid and resourceVersion of every object the API server lists, but Jobs and volatile kinds. */
-async function snapshot(plane: ControlPlane): Promise<Map<string, string>> {
-  const resources = (await plane.kubectl(['api-resources', '--verbs=list', '-o', 'name'])).stdout.trim().split('\n');
-  const items = JSON.parse((await plane.kubectl(['get', resources.join(','), '-A', '-o', 'json'])).stdout).items as any[];
-  return new Map(items
-    .filter((o) => !RECREATED.has(o.kind) && !VOLATILE.has(o.kind))
-    .map((o) => [`${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, `${o.metadata.uid} ${o.metadata.resourceVersion}`]));
-}
-
-function changes(before: Map<string, string>, after: Map<string, string>): string[] {
-  const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
-  return keys.filter((k) => before.get(k) !== after.get(k)).map((k) => `${k}: ${before.get(k) ?? 'absent'} → ${after.get(k) ?? 'absent'}`);
-}
+import { changes, snapshot } from './harness/snapshot';
+import { Stack, startStack, stopStack } from './harness/stack';
 
 function stepCount(tree: string): number {
   return Number(/^STEPS=(\d+)$/m.exec(fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8'))![1]);

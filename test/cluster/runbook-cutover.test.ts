@@ -11,6 +11,7 @@ import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
 import { describeWithShared, offlineCopy, ROOT, synthesize } from './harness/output-tree';
 import { createOperatorSecrets, operatorSecrets, runbookEnv, runRunbook, stepsStarted } from './harness/runbook';
+import { changes, snapshot } from './harness/snapshot';
 import { StatusWriter } from './harness/status-writer';
 
 const COMMIT = 'c0ffee'.repeat(6) + 'c0ff';
@@ -52,8 +53,10 @@ describeWithShared('the rebuild after the cutover', () => {
       .find((o) => o?.kind === 'Application' && o.metadata.name === 'root');
   }
 
+  let env: ReturnType<typeof runbookEnv>;
+
   test('a rebuild seeds from GitHub, brings Forgejo up, verifies the mirror, then flips the root app to Forgejo', async () => {
-    const env = runbookEnv(plane, tree, {}, { cutover: true });
+    env = runbookEnv(plane, tree, {}, { cutover: true });
     // The read token a rebuild's operator made in the new Forgejo, where the runbook looks for it.
     const tokenFile = path.join(env.dir, '.config', 'homelab', 'forgejo-read-token');
     fs.mkdirSync(path.dirname(tokenFile), { recursive: true });
@@ -79,5 +82,14 @@ describeWithShared('the rebuild after the cutover', () => {
     const live = JSON.parse((await plane.kubectl(['get', 'application', 'root', '-n', 'argocd', '-o', 'json'])).stdout);
     expect(live.spec.source.repoURL).toBe(flipped.spec.source.repoURL);
     expect(live.spec.source.repoURL).toMatch(/forgejo/);
+  });
+
+  test('a re-run after the flip skips the seed root, verifies the mirror again, and writes no object', async () => {
+    const before = await snapshot(plane);
+    const r = await runRunbook(tree, env);
+    expect(r.status).toBe(0);
+    expect(r.output).toContain('✓ skipped: the root app already reads the verified Forgejo mirror');
+    expect(r.output).toContain(`(${COMMIT})`);
+    expect(changes(before, await snapshot(plane))).toEqual([]);
   });
 });
