@@ -247,6 +247,9 @@ class BringUp {
   private argocd(): BringUpOutcome {
     const root = this.world.get('Application', 'argocd', 'root');
     if (!root) return this.end('Failed', 'argocd', 'Phase 0 applied no root Application');
+    // The root as the last runbook step left it (after the cutover: flipped from the GitHub seed to Forgejo).
+    const source = root.manifest.spec?.source ?? {};
+    this.log('argocd/root', `reads ${source.repoURL ?? '?'} ${source.path ?? ''} (generation ${root.manifest.metadata?.generation ?? 1})`);
     this.addApp(root.manifest);
     const rootState = this.apps.get('root') as AppState;
     let settledSince: number | undefined;

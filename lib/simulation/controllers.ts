@@ -24,7 +24,8 @@ export interface Faults {
 
 /** A live object and when it was created. */
 export interface LiveObject {
-  readonly manifest: Obj;
+  /** The last manifest applied (a re-apply replaces it). */
+  manifest: Obj;
   readonly createdAt: number;
   /** Status the scripted controller set, recomputed every tick. */
   status?: Obj;
@@ -51,7 +52,14 @@ export class World {
   public apply(manifest: Obj, now: number): LiveObject {
     const k = World.keyOf(manifest);
     const existing = this.objects.get(k);
-    if (existing) return existing;
+    if (existing) {
+      // Applying again replaces the object, as a server-side apply of the whole manifest does (the runbook's
+      // second root step flips the seed root to Forgejo); a changed spec is a new generation.
+      const changed = JSON.stringify(existing.manifest.spec) !== JSON.stringify(manifest.spec);
+      const generation = Number(existing.manifest.metadata?.generation ?? 1) + (changed ? 1 : 0);
+      existing.manifest = { ...manifest, metadata: { ...manifest.metadata, generation } };
+      return existing;
+    }
     const live: LiveObject = { manifest: { ...manifest, metadata: { generation: 1, ...manifest.metadata } }, createdAt: now };
     this.objects.set(k, live);
     return live;

@@ -7,6 +7,7 @@ import {
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import ddbExample from '../../examples/ddb-cluster.config';
 import { findTool, testWith } from '../tools';
+import * as YAML from 'yaml';
 
 const lua = findTool('lua5.1', ['lua5.1'], '-v');
 const luaTest = testWith(lua);
@@ -63,6 +64,17 @@ describe.each(VARIANTS)('bring-up simulation: %s', (_label, config) => {
       expect(outcome.at).toBeLessThan(3600);
     });
   }
+
+  luaTest('Argo CD runs the root app the last runbook step left: after the cutover, the one flipped to Forgejo', () => {
+    const happy = scenarios.find((s) => s.name === 'happy-path') as Scenario;
+    const reads = run(happy).timeline.find((e) => e.source === 'argocd/root' && e.message.startsWith('reads '));
+    const lastRoot = [...input.tree.entries()].filter(([f]) => /^bootstrap\/\d+-argocd-root\.yaml$/.test(f))
+      .flatMap(([, text]) => YAML.parseAllDocuments(text).map((d) => d.toJSON()))
+      .find((o) => o?.kind === 'Application' && o.metadata.name === 'root');
+    expect(reads?.message).toContain(`reads ${lastRoot.spec.source.repoURL} ${lastRoot.spec.source.path}`);
+    // Before the fix the simulation kept the seed root it saw first (World.apply ignored a re-apply).
+    if (config.git.source === 'forgejo') expect(reads?.message).toMatch(/forgejo.*\(generation 2\)$/);
+  });
 
   luaTest('is deterministic: the same timeline twice', () => {
     const happy = scenarios.find((s) => s.name === 'happy-path') as Scenario;
