@@ -9,6 +9,18 @@ import { HomelabRepo } from './homelab-repo';
 import { ManagedNamespaceMetadata } from './sync-policy';
 import { SYNC_WAVE_ANNOTATION, SYNC_WAVES, SyncWave } from '../../shared/sync-waves';
 
+/** The per-resource annotation of Argo CD sync options (several are joined with `,`). */
+export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
+
+/**
+ * The sync options every delivered CNPG `Cluster` and `Database` carries: Argo CD never prunes it (removing it from
+ * the config leaves it running, and the Application OutOfSync) and never deletes it when the Application itself is
+ * deleted. A pruned `Cluster` takes its PVCs, and so its data, with it.
+ *
+ * @see https://github.com/argoproj/argo-cd/blob/v3.5.1/docs/user-guide/sync-options.md ("No Prune Resources", "No Resource Deletion")
+ */
+export const KEEP_DATA_SYNC_OPTIONS = 'Prune=false,Delete=false';
+
 /** Properties for `DataSchemas`. */
 export interface DataSchemasProps {
   readonly project: HomelabProject;
@@ -52,7 +64,9 @@ export interface DataSchemasProps {
  * shared clusters, generated with `CnpgCluster` and `CnpgDatabase` into `dist/data-schemas/<cluster>.yaml`.
  * Within the Application a delivered Cluster syncs before its Databases (resource waves 0 and 1), because
  * CNPG rejects a Database whose Cluster does not exist. Applications in later waves are gated by the
- * Database health check the Phase-0 Argo CD install configures.
+ * Database health check the Phase-0 Argo CD install configures. Every delivered Cluster and Database carries
+ * `KEEP_DATA_SYNC_OPTIONS`, so neither a prune nor the deletion of the Application removes data: the Application
+ * prunes automatically, and a cluster removed from the config would otherwise be deleted with its volumes.
  *
  * @see https://cloudnative-pg.io/documentation/1.30/declarative_database_management/
  */
@@ -87,6 +101,7 @@ export class DataSchemas extends HomelabApplication {
     for (const db of databases) {
       if (clusters.includes(db.cluster)) db.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '1');
     }
+    for (const o of [...clusters, ...databases]) o.resource.metadata.addAnnotation(SYNC_OPTIONS_ANNOTATION, KEEP_DATA_SYNC_OPTIONS);
   }
 
   /** The file of each object this Application delivers: one per cluster, `data-schemas/<cluster>.yaml`. */

@@ -37,7 +37,23 @@ test('Databases of a Phase-0 cluster carry no resource wave and the cluster is n
   const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, databases: [s.temporal] });
   const docs = app.fileOfObjects().map(([obj, file]) => ({ file, json: obj.toJson() }));
   expect(docs.map((d) => `${d.file}: ${d.json.kind}/${d.json.metadata.name}`)).toEqual(['data-schemas/ddb-cluster.yaml: Database/temporal']);
-  expect(docs[0].json.metadata.annotations).toBeUndefined();
+  expect(docs[0].json.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false' });
+});
+
+test('every delivered Cluster and Database is neither pruned nor deleted by Argo CD', () => {
+  // GIVEN
+  const s = setup();
+  // WHEN
+  const app = new DataSchemas(s.chart, 'DataSchemas', { project: s.project, repo: s.repo, clusters: [s.cluster], databases: [s.temporal, s.visibility] });
+  // THEN
+  const docs = app.fileOfObjects().map(([obj]) => obj.toJson());
+  expect(docs.map((d: any) => `${d.kind}/${d.metadata.name}: ${d.metadata.annotations['argocd.argoproj.io/sync-options']}`)).toEqual([
+    'Cluster/ddb-cluster: Prune=false,Delete=false',
+    'Database/temporal: Prune=false,Delete=false',
+    'Database/temporal-visibility: Prune=false,Delete=false',
+  ]);
+  // The Application itself still prunes everything else automatically.
+  expect(find(Testing.synth(s.chart), 'Application', 'data-schemas').spec.syncPolicy.automated).toEqual(expect.objectContaining({ prune: true }));
 });
 
 test('all props', () => {
