@@ -2,6 +2,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster } from '../cnpg/cnpg-cluster';
 import { CnpgDatabase } from '../cnpg/cnpg-database';
+import { CnpgScheduledBackup } from '../cnpg/cnpg-scheduled-backup';
+import { BarmanObjectStore } from '../cnpg/barman-object-store';
 import { ARGOCD_DIST } from '../../shared/dist-layout';
 import { HomelabApplication } from './homelab-application';
 import { HomelabProject } from './homelab-project';
@@ -32,6 +34,11 @@ export interface DataSchemasProps {
   readonly clusters?: readonly CnpgCluster[];
   /** CNPG Databases this Application delivers (`deliveredBy: 'argocd'`); at least one object overall. */
   readonly databases: readonly CnpgDatabase[];
+  /**
+   * Scheduled backups of `clusters`; the ObjectStores the clusters read and write are delivered with them.
+   * @default []
+   */
+  readonly scheduledBackups?: readonly CnpgScheduledBackup[];
   /**
    * Name of the Application.
    * @default 'data-schemas'
@@ -73,6 +80,9 @@ export interface DataSchemasProps {
 export class DataSchemas extends HomelabApplication {
   public readonly clusters: readonly CnpgCluster[];
   public readonly databases: readonly CnpgDatabase[];
+  public readonly scheduledBackups: readonly CnpgScheduledBackup[];
+  /** The ObjectStores of `clusters` (archive and restore), by cluster, then name. */
+  public readonly objectStores: readonly BarmanObjectStore[];
 
   constructor(scope: Construct, id: string, props: DataSchemasProps) {
     const clusters = [...(props.clusters ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -96,6 +106,18 @@ export class DataSchemas extends HomelabApplication {
     });
     this.clusters = clusters;
     this.databases = databases;
+    this.scheduledBackups = props.scheduledBackups ?? [];
+    for (const b of this.scheduledBackups) {
+      if (!clusters.includes(b.cluster)) {
+        throw new Error(`application '${name}': ScheduledBackup '${b.name}' backs up cluster '${b.cluster.name}', which this Application does not ` +
+          'deliver; pass the cluster in \'clusters\' or deliver the schedule with it.');
+      }
+    }
+    this.objectStores = [...new Set(clusters.flatMap((c) => [c.walArchive?.objectStore, c.restoreFrom?.objectStore]))]
+      .filter((s): s is BarmanObjectStore => s !== undefined);
+    // The plugin reads the ObjectStore when it reconciles the Cluster; a schedule only needs its Cluster to exist.
+    for (const s of this.objectStores) s.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '0');
+    for (const b of this.scheduledBackups) b.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '1');
 
     for (const cluster of clusters) cluster.resource.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, '0');
     for (const db of databases) {
@@ -106,8 +128,11 @@ export class DataSchemas extends HomelabApplication {
 
   /** The file of each object this Application delivers: one per cluster, `data-schemas/<cluster>.yaml`. */
   public fileOfObjects(): [ApiObject, string][] {
+    const storeCluster = (s: BarmanObjectStore) => this.clusters.find((c) => c.walArchive?.objectStore === s || c.restoreFrom?.objectStore === s)!;
     return [
+      ...this.objectStores.map((s): [ApiObject, string] => [s.resource, `${ARGOCD_DIST.dataSchemas}/${storeCluster(s).name}.yaml`]),
       ...this.clusters.map((c): [ApiObject, string] => [c.resource, `${ARGOCD_DIST.dataSchemas}/${c.name}.yaml`]),
+      ...this.scheduledBackups.map((b): [ApiObject, string] => [b.resource, `${ARGOCD_DIST.dataSchemas}/${b.cluster.name}.yaml`]),
       ...this.databases.map((d): [ApiObject, string] => [d.resource, `${ARGOCD_DIST.dataSchemas}/${d.cluster.name}.yaml`]),
     ];
   }
