@@ -4,6 +4,7 @@
  * `lib/config/defaults.ts` holds the reference homelab.
  */
 export type {
-  DatabaseConfig, ForgejoConfig, GitConfig, HomelabConfig, NamespaceConfig, PodSecurityLevel, PostgresClusterConfig,
-  ResolvedDatabaseConfig, ResolvedHomelabConfig, ResolvedNamespaceConfig, ResolvedPostgresClusterConfig,
+  BackupObjectStoreConfig, DatabaseConfig, ForgejoConfig, GitConfig, HomelabConfig, NamespaceConfig, PodSecurityLevel, PostgresBackupConfig,
+  PostgresClusterConfig, ResolvedBackupObjectStoreConfig, ResolvedDatabaseConfig, ResolvedHomelabConfig, ResolvedNamespaceConfig,
+  ResolvedPostgresBackupConfig, ResolvedPostgresClusterConfig, RestoreFromConfig,
 } from './resolved';

@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import type {
   ApplicationSchema, ApplicationSourceSchema, ArgoCdSchema, DatabaseSchema, DataSchemasSchema, ForgejoMirrorSchema, ForgejoSchema,
   GitPathSourceSchema, GitSchema, HelmChartSourceSchema, HomelabConfigShape, IgnoreDifferenceSchema, ManagedNamespaceMetadataSchema,
-  NamespaceSchema, PluginSourceSchema, PostgresClusterSchema, SopsSecretsSchema, TemporalSchema,
+  NamespaceSchema, PluginSourceSchema, PostgresBackupSchema, PostgresClusterSchema, RestoreFromSchema, SopsSecretsSchema, TemporalSchema,
+  BackupObjectStoreSchema,
 } from './schema';
 import { POD_SECURITY_LEVELS, SYNC_OPTIONS } from './schema';
 
@@ -16,6 +17,9 @@ export type HomelabConfig = z.input<typeof HomelabConfigShape>;
 export type NamespaceConfig = z.input<typeof NamespaceSchema>;
 export type PostgresClusterConfig = z.input<typeof PostgresClusterSchema>;
 export type DatabaseConfig = z.input<typeof DatabaseSchema>;
+export type PostgresBackupConfig = z.input<typeof PostgresBackupSchema>;
+export type RestoreFromConfig = z.input<typeof RestoreFromSchema>;
+export type BackupObjectStoreConfig = z.input<typeof BackupObjectStoreSchema>;
 export type ForgejoConfig = z.input<typeof ForgejoSchema>;
 export type GitConfig = z.input<typeof GitSchema>;
 export type ArgoCdConfig = z.input<typeof ArgoCdSchema>;
@@ -40,9 +44,14 @@ type Shaped = z.output<typeof HomelabConfigShape>;
 
 /** A namespace with both levels resolved. */
 export type ResolvedNamespaceConfig = Shaped['namespaces'][string] & { readonly podSecurityWarn: PodSecurityLevel };
-/** A cluster with every default applied, its initdb owner included. */
-export type ResolvedPostgresClusterConfig = Shaped['postgresClusters'][string] & { readonly initdbOwner: string };
+/**
+ * A cluster with every default applied. `initdbDatabase` and `initdbOwner` are its application database and owner:
+ * created by initdb, or, with `restoreFrom`, recovered from the backup (`restoreFrom.database`, `owner`).
+ */
+export type ResolvedPostgresClusterConfig = Shaped['postgresClusters'][string] & { readonly initdbDatabase: string; readonly initdbOwner: string };
 export type ResolvedDatabaseConfig = Shaped['databases'][string];
+export type ResolvedPostgresBackupConfig = NonNullable<Shaped['postgresClusters'][string]['backup']>;
+export type ResolvedBackupObjectStoreConfig = ResolvedPostgresBackupConfig['objectStore'];
 export type ResolvedApplicationConfig = Shaped['argocd']['applications'][string];
 export type ResolvedTemporalConfig = NonNullable<Shaped['argocd']['temporal']>;
 
@@ -52,12 +61,15 @@ export type ResolvedHomelabConfig = Omit<Shaped, 'namespaces' | 'postgresCluster
   readonly postgresClusters: Readonly<Record<string, ResolvedPostgresClusterConfig>>;
 };
 
-/** Applies the defaults that depend on another field of the same object (`podSecurityWarn`, `initdbOwner`). */
+/** Applies the defaults that depend on another field of the same object (`podSecurityWarn`, `initdbDatabase`, `initdbOwner`). */
 export function resolveDerivedDefaults(c: Shaped): ResolvedHomelabConfig {
   const map = <T, U>(r: Readonly<Record<string, T>>, f: (v: T) => U) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v)]));
   return {
     ...c,
     namespaces: map(c.namespaces, (ns) => ({ ...ns, podSecurityWarn: ns.podSecurityWarn ?? ns.podSecurity })),
-    postgresClusters: map(c.postgresClusters, (pc) => ({ ...pc, initdbOwner: pc.initdbOwner ?? pc.initdbDatabase })),
+    postgresClusters: map(c.postgresClusters, (pc) => {
+      const initdbDatabase = pc.restoreFrom?.database ?? pc.initdbDatabase ?? 'app';
+      return { ...pc, initdbDatabase, initdbOwner: (pc.restoreFrom ? pc.restoreFrom.owner : pc.initdbOwner) ?? initdbDatabase };
+    }),
   };
 }

@@ -4,6 +4,7 @@
  * table order; sections outside lib/config (the Argo CD tree) add their own rules through `extraRules`.
  * Single-field rules (names, quantities, enums, git refs, URLs) are in the schema itself.
  */
+import { inClusterEndpoint } from '../shared/backup';
 import { ProblemCollector } from '../shared/errors';
 import { dnsLabelProblem, kubernetesNameForPg, pgIdentifierProblem } from '../shared/names';
 import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitProblem } from '../shared/quantity';
@@ -226,5 +227,35 @@ const phase0ContentRules: ConfigRule = {
   },
 };
 
+/** The next name of a server-name lineage: `forgejo-db` → `forgejo-db-2`, `forgejo-db-2` → `forgejo-db-3`. */
+export function nextServerName(name: string): string {
+  const m = /^(.*)-(\d+)$/.exec(name);
+  return m ? `${m[1]}-${Number(m[2]) + 1}` : `${name}-2`;
+}
+
+const backupRules: ConfigRule = {
+  name: 'a restored cluster reads an object store and archives under a new server name; a backup has a target outside the cluster',
+  check: (config, problems) => {
+    for (const name of keys(config.postgresClusters)) {
+      const c = config.postgresClusters[name];
+      const path = `postgresClusters.${name}`;
+      const restore = c.restoreFrom;
+      problems.when(restore !== undefined && restore.objectStore === undefined && c.backup === undefined, `${path}.restoreFrom.objectStore`,
+        () => `is required: the cluster has no backup.objectStore to read server '${restore!.serverName}' from. Name the object store that ` +
+          'holds it, or add a backup whose objectStore holds it.');
+      if (c.backup === undefined) continue;
+      const current = c.backup.serverName ?? name;
+      problems.when(restore !== undefined && restore.serverName === current, `${path}.backup.serverName`,
+        () => `the cluster archives under server name '${current}'${c.backup!.serverName === undefined ? ' (the cluster name, by default)' : ''}, ` +
+          'the one restoreFrom reads: the Barman Cloud plugin refuses to archive into a WAL archive that is not empty, so the restored ' +
+          `cluster would never archive. Set backup.serverName to a new name, e.g. '${nextServerName(current)}'.`);
+      const inside = inClusterEndpoint(c.backup.objectStore.endpointURL);
+      problems.when(inside !== undefined && !c.backup.acceptInClusterOnly, `${path}.backup.objectStore.endpointURL`,
+        () => `the only backup target of cluster '${name}' is inside the cluster it protects (${inside}): losing the cluster loses its ` +
+          'backups too. Point it at an off-site S3-compatible endpoint, or set backup.acceptInClusterOnly: true to keep it on purpose.');
+    }
+  },
+};
+
 /** The rules of lib/config, in the order their problems are reported. */
-export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules];
+export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules];

@@ -22,6 +22,7 @@ import { show } from './messages';
 import { SYNC_WAVES } from '../shared/sync-waves';
 import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION } from '../shared/temporal-chart';
 import { CNPG_RESOURCE_DEFAULTS } from '../shared/cnpg-defaults';
+import { barmanBackupIdProblem, cnpgScheduleProblem, recoveryTargetTimeProblem, retentionPolicyProblem } from '../shared/backup';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -45,17 +46,120 @@ export const NamespaceSchema = z.strictObject({
   podSecurityWarn: podSecurityLevel.optional(),
 }).readonly();
 
+/** A key of a Secret in the namespace of the cluster that reads it. */
+export const SecretKeyRefSchema = z.strictObject({
+  /** Name of the Secret. */
+  name: secretName,
+  /** Key of the value in the Secret's data. */
+  key: secretKey,
+}).readonly();
+
+/** A credential written into the config instead of referenced: always an error, with the fix. */
+function credentialLiteral(what: string, keyField: string) {
+  return z.never({
+    error: () => `a literal ${what} is not allowed: the config is committed and rendered into dist/. Put it in the Secret named by ` +
+      `'secretName' and name its key in '${keyField}'.`,
+  }).optional();
+}
+
+/**
+ * S3 credentials, by Secret reference only: the Secret (in the cluster's namespace) and the key of each value. The
+ * default keys are the ones of the plugin's examples.
+ */
+export const S3CredentialsSchema = z.strictObject({
+  /** Secret in the cluster's namespace that holds the credentials. */
+  secretName,
+  /** Key of the access key ID. @default 'ACCESS_KEY_ID' */
+  accessKeyIdKey: secretKey.default('ACCESS_KEY_ID'),
+  /** Key of the secret access key. @default 'ACCESS_SECRET_KEY' */
+  secretAccessKeyKey: secretKey.default('ACCESS_SECRET_KEY'),
+  /** Key of the region, for endpoints that need one. @default - none */
+  regionKey: secretKey.optional(),
+  /** Never set: credentials are Secret references. */
+  accessKeyId: credentialLiteral('access key ID', 'accessKeyIdKey'),
+  /** Never set: credentials are Secret references. */
+  secretAccessKey: credentialLiteral('secret access key', 'secretAccessKeyKey'),
+}).readonly();
+
+/** An S3-compatible object store: any endpoint (in the cluster or off-site), a bucket and a folder in it. */
+export const BackupObjectStoreSchema = z.strictObject({
+  /** Endpoint of the S3-compatible service: scheme, host and port, no path, e.g. `https://s3.eu-central-1.amazonaws.com`. */
+  endpointURL: checkedString((v) => (/^https?:\/\/[^/\s?#@]+\/?$/.test(v) ? undefined : `${show(v)} is not an S3 endpoint URL: write the ` +
+    'scheme, host and port without a path, e.g. \'https://s3.example.net\' or \'http://192.168.1.20:9000\'.')),
+  /** Bucket of the WAL archive and base backups. */
+  bucket: checkedString((v) => (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(v) && !v.includes('..') ? undefined
+    : `${show(v)} is not an S3 bucket name: 3 to 63 lower-case letters, digits, '.' and '-', e.g. 'homelab-backups'.`)),
+  /** Folder inside the bucket. @default - the bucket's root */
+  path: checkedString((v) => (/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(v) && !v.split('/').includes('..') ? undefined
+    : `${show(v)} is not a folder in a bucket: write it without a leading or trailing '/', e.g. 'cnpg'.`)).optional(),
+  /** Credentials, by Secret reference only. */
+  credentials: S3CredentialsSchema,
+  /** Secret key holding the CA bundle of a self-signed endpoint. @default - the system trust store */
+  caSecret: SecretKeyRefSchema.optional(),
+}).readonly();
+
+/** The folder of one cluster's archive in an object store (the plugin's `serverName` parameter). */
+const serverName = objectName('server name');
+
+/**
+ * Backups of a cluster through the CNPG Barman Cloud plugin: WAL archiving and scheduled base backups to an object
+ * store, with a retention policy. Not deployable until the plugin is installed (see the README, "Backups").
+ */
+export const PostgresBackupSchema = z.strictObject({
+  /** Where WAL and base backups are written. */
+  objectStore: BackupObjectStoreSchema,
+  /** Archive WAL continuously (point-in-time recovery); `false` keeps only the base backups. @default true */
+  walArchiving: z.boolean().default(true),
+  /** When a base backup is taken: robfig/cron with seconds, six fields. @default '0 0 3 * * *' (03:00 every day) */
+  schedule: checkedString(cnpgScheduleProblem).default('0 0 3 * * *'),
+  /** How long backups and WAL are kept: `<n>d`, `<n>w` or `<n>m`. @default '30d' */
+  retentionPolicy: checkedString(retentionPolicyProblem).default('30d'),
+  /**
+   * Server name the cluster archives under now. After a restore it must be a new one: the plugin refuses to archive
+   * into a WAL archive that is not empty. @default - the cluster name
+   */
+  serverName: serverName.optional(),
+  /**
+   * Keep a backup target that is inside the cluster it protects (a `.svc` name, a single-label name, a cluster
+   * address range): such a backup is lost with the cluster, so synthesis refuses it unless this says it is meant.
+   * @default false
+   */
+  acceptInClusterOnly: z.boolean().default(false),
+}).readonly();
+
+/** The backup a cluster is bootstrapped from, instead of `initdb`. */
+export const RestoreFromSchema = z.strictObject({
+  /** Server name whose backups and WAL are read: the one the lost cluster archived under. */
+  serverName,
+  /** The object store holding it. @default - `backup.objectStore` */
+  objectStore: BackupObjectStoreSchema.optional(),
+  /** Point in time to recover to, RFC 3339 with its zone. @default - the end of the archived WAL */
+  targetTime: checkedString(recoveryTargetTimeProblem).optional(),
+  /** Base backup to start from, e.g. `20260115T030000`. @default - the latest one before `targetTime` */
+  backupID: checkedString(barmanBackupIdProblem).optional(),
+  /** The application database in the backup (its credentials go into `<cluster>-app`). @default 'app' */
+  database: pgIdentifier.optional(),
+  /** Owner of `database`. @default - `database` */
+  owner: pgRoleName.optional(),
+}).readonly();
+
 /** A CNPG `Cluster`, keyed by the name of the `Cluster` in `postgresClusters`. */
 export const PostgresClusterSchema = z.strictObject({
   /** Namespace of the `Cluster`; must be declared in `namespaces`. */
   namespace: namespaceName,
   /** Number of PostgreSQL instances. @default 1 */
   instances: integer(1).default(1),
-  /** Database created by `initdb` (CNPG's `bootstrap.initdb.database`). @default 'app' */
+  /**
+   * Database created by `initdb` (CNPG's `bootstrap.initdb.database`); not with `restoreFrom`.
+   * @default 'app' (with `restoreFrom`: `restoreFrom.database`)
+   */
   initdbDatabase: pgIdentifier.superRefine((v, ctx) => {
     if (RESERVED_DATABASE_NAMES.includes(v)) ctx.addIssue({ code: 'custom', message: `${show(v)} is reserved by PostgreSQL; choose another name.` });
-  }).default('app'),
-  /** Owner role created by `initdb`; its credentials are in the `<cluster>-app` Secret. @default - `initdbDatabase` */
+  }).optional(),
+  /**
+   * Owner role created by `initdb`; its credentials are in the `<cluster>-app` Secret; not with `restoreFrom`.
+   * @default - `initdbDatabase` (with `restoreFrom`: `restoreFrom.owner`)
+   */
   initdbOwner: pgRoleName.optional(),
   /** Size of each instance's data volume. @default '10Gi' */
   storageSize: quantity({ example: '10Gi', bytes: true }).default('10Gi'),
@@ -76,6 +180,18 @@ export const PostgresClusterSchema = z.strictObject({
   managedRoles: z.array(pgRoleName).readonly().default([]),
   /** Where the `Cluster` is delivered. @default 'bootstrap' */
   deliveredBy: deliveredBy.default('bootstrap'),
+  /** WAL archiving and scheduled base backups through the Barman Cloud plugin. @default - no backups */
+  backup: PostgresBackupSchema.optional(),
+  /** Bootstrap the cluster from a backup instead of `initdb`. @default - a new, empty cluster */
+  restoreFrom: RestoreFromSchema.optional(),
+}).superRefine((c, ctx) => {
+  // Whether initdb was asked for is only visible before the defaults of lib/config/resolved.ts apply.
+  const initdb = (['initdbDatabase', 'initdbOwner'] as const).filter((k) => c[k] !== undefined);
+  if (c.restoreFrom === undefined || initdb.length === 0) return;
+  const fields = initdb.join(' and ');
+  ctx.addIssue({ code: 'custom', path: [initdb[0]], message: `the cluster sets both ${fields} (initdb: a new, empty cluster) and restoreFrom ` +
+    `(recovery from a backup), and a cluster is bootstrapped only one way. To restore, remove ${fields} (restoreFrom.database and ` +
+    'restoreFrom.owner name the recovered database); to start empty, remove restoreFrom.' });
 }).readonly();
 
 /** A CNPG `Database` CR. The key of `databases` is the PostgreSQL name (`temporal_visibility`). */

@@ -1,7 +1,8 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { CnpgCluster } from '../constructs/cnpg/cnpg-cluster';
-import { cnpgClusterProps } from './postgres-props';
+import { definePostgresCluster } from './postgres-props';
+import { CnpgScheduledBackup } from '../constructs/cnpg/cnpg-scheduled-backup';
 import { CnpgDatabase } from '../constructs/cnpg/cnpg-database';
 import type { ResolvedApplicationConfig } from '../config/argocd-config';
 import type { ResolvedHomelabConfig } from '../config/homelab-config';
@@ -152,11 +153,20 @@ export class ArgoCdChart extends Chart {
     const postgres = new Construct(this, 'Postgres');
     const clusters = new Map<string, CnpgCluster>(props.phase0Postgres?.clusters ?? []);
     const deliveredClusters: CnpgCluster[] = [];
+    const scheduledBackups: CnpgScheduledBackup[] = [];
     for (const [name, c] of sortedEntries(config.postgresClusters)) {
       if (c.deliveredBy !== 'argocd') continue;
-      const cluster = new CnpgCluster(postgres, `Cluster-${name}`, cnpgClusterProps(name, c));
+      const { cluster, objectStores, scheduledBackup } = definePostgresCluster(postgres, `Cluster-${name}`, name, c);
       clusters.set(name, cluster);
       deliveredClusters.push(cluster);
+      if (scheduledBackup) scheduledBackups.push(scheduledBackup);
+      // The object-store credentials are provided like the role Secrets: in the cluster's namespace, never in git.
+      // objectStores is [backup store, restore store] without duplicates; a separate restore store has its own config.
+      objectStores.forEach((store, i) => {
+        const k = (i === 0 && c.backup ? c.backup.objectStore : c.restoreFrom?.objectStore ?? c.backup!.objectStore).credentials;
+        const keys = [k.accessKeyIdKey, k.secretAccessKeyKey, ...(k.regionKey ? [k.regionKey] : [])];
+        secrets.push({ namespace: c.namespace, name: k.secretName, keys, usedBy: `ObjectStore ${store.name}` });
+      });
     }
     const databases = new Map<string, CnpgDatabase>(props.phase0Postgres?.databases ?? []);
     const deliveredDatabases: CnpgDatabase[] = [];
@@ -176,6 +186,7 @@ export class ArgoCdChart extends Chart {
         ...base,
         clusters: deliveredClusters,
         databases: deliveredDatabases,
+        scheduledBackups,
         syncWave: argocd.dataSchemas.syncWave,
         createNamespace: created(namespace),
         // CNPG operands comply with the restricted profile.

@@ -4,7 +4,7 @@ import { PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-confi
 import { resolveForgejoDatabase } from '../config/rules';
 import { ArgoCdInstall } from '../constructs/argocd/argocd-install';
 import { CnpgCluster } from '../constructs/cnpg/cnpg-cluster';
-import { cnpgClusterProps } from './postgres-props';
+import { definePostgresCluster } from './postgres-props';
 import { CnpgDatabase } from '../constructs/cnpg/cnpg-database';
 import { CnpgOperator } from '../constructs/cnpg/cnpg-operator';
 import { WaitForPostgresJob } from '../constructs/cnpg/wait-for-postgres-job';
@@ -147,7 +147,8 @@ export class BootstrapPlan extends Construct {
       step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
       step.dependsOn(this.longhornStep, 'the Cluster\'s PVCs are provisioned by Longhorn\'s StorageClass');
-      const cluster = new CnpgCluster(step, 'Cluster', cnpgClusterProps(name, c));
+      // Its ObjectStores and ScheduledBackup, when it has backups, are written to the same step.
+      const { cluster } = definePostgresCluster(step, 'Cluster', name, c);
       const databases = sorted(config.databases)
         .filter(([, d]) => d.cluster === name && d.deliveredBy === 'bootstrap')
         .map(([pgName, d]) => new CnpgDatabase(step, `Database-${pgName}`, {

@@ -55,6 +55,17 @@ describe('the reference homelab', () => {
     expect([...tree.keys()].some((p) => p.startsWith('bootstrap/') && p.includes('ddb-cluster'))).toBe(false);
   });
 
+  test('every CNPG Cluster and Database data-schemas delivers is neither pruned nor deleted by Argo CD', () => {
+    const delivered = [...tree.entries()].filter(([p]) => p.startsWith('data-schemas/')).flatMap(([, text]) => docs(text))
+      .filter((d) => d.apiVersion === 'postgresql.cnpg.io/v1' && (d.kind === 'Cluster' || d.kind === 'Database'));
+    expect(delivered.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'Cluster/ddb-cluster', 'Database/authentik', 'Database/temporal', 'Database/temporal-visibility',
+    ]);
+    for (const d of delivered) {
+      expect([d.metadata.name, d.metadata.annotations['argocd.argoproj.io/sync-options']]).toEqual([d.metadata.name, 'Prune=false,Delete=false']);
+    }
+  });
+
   test('no secret material anywhere in the output', () => {
     for (const [path, content] of tree) {
       expect({ path, pem: /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(content) }).toEqual({ path, pem: false });

@@ -1,7 +1,45 @@
 import { Construct } from 'constructs';
 import { Cluster, ClusterSpecManagedRolesEnsure, ClusterSpecResourcesLimits, ClusterSpecResourcesRequests } from '../../../imports/cnpg-cluster-postgresql.cnpg.io';
+import { BARMAN_CLOUD_PLUGIN, barmanBackupIdProblem, recoveryTargetTimeProblem } from '../../shared/backup';
 import { CNPG_RESOURCE_DEFAULTS } from '../../shared/cnpg-defaults';
 import { IMAGES } from '../../shared/pins';
+import { BarmanObjectStore } from './barman-object-store';
+
+/** Where a cluster archives its WAL and base backups through the Barman Cloud plugin (`spec.plugins`). */
+export interface CnpgWalArchive {
+  /** The object store written to. */
+  readonly objectStore: BarmanObjectStore;
+  /**
+   * Folder of this cluster's archive in the object store (the plugin's `serverName` parameter). The plugin refuses to
+   * archive into a folder that already holds WAL, so a cluster restored from server name X archives under a new one.
+   * @default - the cluster name (the plugin's default)
+   */
+  readonly serverName?: string;
+  /**
+   * Whether the plugin archives WAL (`isWALArchiver`); without it only base backups are taken, and no point in time
+   * between them can be recovered.
+   * @default true
+   */
+  readonly walArchiving?: boolean;
+}
+
+/** The backup a cluster is bootstrapped from (`bootstrap.recovery` and its `externalClusters[]` entry). */
+export interface CnpgRestoreSource {
+  /** The object store read from. */
+  readonly objectStore: BarmanObjectStore;
+  /** Server name whose backups and WAL are read: the folder the cluster that took them archived under. */
+  readonly serverName: string;
+  /**
+   * Point in time to recover to (`recoveryTarget.targetTime`), RFC 3339 with its zone.
+   * @default - the end of the archived WAL
+   */
+  readonly targetTime?: string;
+  /**
+   * Base backup to start from (`recoveryTarget.backupID`), e.g. `20260115T030000`.
+   * @default - chosen by CNPG: the latest before `targetTime`, or the latest
+   */
+  readonly backupId?: string;
+}
 
 /** Properties for `CnpgCluster`. */
 export interface CnpgClusterProps {
@@ -64,6 +102,17 @@ export interface CnpgClusterProps {
    * @default - the pinned image of `lib/shared/pins.ts`
    */
   readonly imageName?: string;
+  /**
+   * Archive WAL and base backups through the Barman Cloud plugin.
+   * @default - no archiving
+   */
+  readonly walArchive?: CnpgWalArchive;
+  /**
+   * Bootstrap the cluster from a backup instead of `initdb`; `initdbDatabase` and `initdbOwner` then name the
+   * application database and owner recovered from it (`bootstrap.recovery.database`, `owner`).
+   * @default - a new, empty cluster (`initdb`)
+   */
+  readonly restoreFrom?: CnpgRestoreSource;
 }
 
 export { CNPG_RESOURCE_DEFAULTS };
@@ -89,6 +138,10 @@ export class CnpgCluster extends Construct {
   public readonly cpuRequest: string;
   public readonly memoryRequest: string;
   public readonly memoryLimit: string;
+  public readonly walArchive?: CnpgWalArchive;
+  public readonly restoreFrom?: CnpgRestoreSource;
+  /** The server name the cluster archives under, when it archives. */
+  public readonly archiveServerName?: string;
   /** The `Cluster` object. */
   public readonly resource: Cluster;
 
@@ -114,12 +167,50 @@ export class CnpgCluster extends Construct {
         'CNPG creates the initdb owner itself. Remove it from \'managedRoles\'.');
     }
 
+    this.walArchive = props.walArchive;
+    this.restoreFrom = props.restoreFrom;
+    this.archiveServerName = props.walArchive ? props.walArchive.serverName ?? this.name : undefined;
+    const restore = props.restoreFrom;
+    for (const store of [props.walArchive?.objectStore, restore?.objectStore]) {
+      if (store && store.namespace !== this.namespace) {
+        throw new Error(`${this.node.path}: ObjectStore '${store.name}' is in namespace '${store.namespace}', the cluster in '${this.namespace}'; ` +
+          'the plugin looks the ObjectStore up in the cluster\'s namespace. Define it there.');
+      }
+    }
+    if (restore) {
+      if (this.archiveServerName === restore.serverName) {
+        throw new Error(`${this.node.path}: the cluster restores from server name '${restore.serverName}' and archives under it too; ` +
+          'the Barman Cloud plugin refuses to archive into a WAL archive that is not empty. Set \'walArchive.serverName\' to a new name.');
+      }
+      const time = restore.targetTime === undefined ? undefined : recoveryTargetTimeProblem(restore.targetTime);
+      if (time !== undefined) throw new Error(`${this.node.path}: 'restoreFrom.targetTime' ${time}`);
+      const id = restore.backupId === undefined ? undefined : barmanBackupIdProblem(restore.backupId);
+      if (id !== undefined) throw new Error(`${this.node.path}: 'restoreFrom.backupId' ${id}`);
+    }
+    const recoveryTarget = restore && (restore.targetTime !== undefined || restore.backupId !== undefined)
+      ? { targetTime: restore.targetTime, backupId: restore.backupId } : undefined;
+
     this.resource = new Cluster(this, 'Resource', {
       metadata: { name: this.name, namespace: this.namespace },
       spec: {
         instances: this.instances,
         imageName: props.imageName ?? IMAGES.postgres,
-        bootstrap: { initdb: { database: this.initdbDatabase, owner: this.initdbOwner } },
+        bootstrap: restore
+          ? { recovery: { source: this.recoverySourceName!, database: this.initdbDatabase, owner: this.initdbOwner, recoveryTarget } }
+          : { initdb: { database: this.initdbDatabase, owner: this.initdbOwner } },
+        ...(restore ? {
+          externalClusters: [{
+            name: this.recoverySourceName!,
+            plugin: { name: BARMAN_CLOUD_PLUGIN, parameters: { barmanObjectName: restore.objectStore.name, serverName: restore.serverName } },
+          }],
+        } : {}),
+        ...(props.walArchive ? {
+          plugins: [{
+            name: BARMAN_CLOUD_PLUGIN,
+            isWalArchiver: props.walArchive.walArchiving ?? true,
+            parameters: { barmanObjectName: props.walArchive.objectStore.name, serverName: this.archiveServerName! },
+          }],
+        } : {}),
         storage: { size: this.storageSize, storageClass: props.storageClass },
         resources: {
           requests: {
@@ -150,6 +241,16 @@ export class CnpgCluster extends Construct {
         } : {}),
       },
     });
+    // The plugin reads the ObjectStore when it reconciles the Cluster: it is applied first.
+    for (const store of new Set([props.walArchive?.objectStore, restore?.objectStore])) if (store) this.node.addDependency(store);
+  }
+
+  /**
+   * Name of the `externalClusters[]` entry a restore reads (`bootstrap.recovery.source`): the server name it reads,
+   * as CNPG's in-tree recovery names it.
+   */
+  public get recoverySourceName(): string | undefined {
+    return this.restoreFrom?.serverName;
   }
 
   /** The read-write Service CNPG defines for the primary. */

@@ -1,4 +1,5 @@
 import { Testing } from 'cdk8s';
+import { BarmanObjectStore } from '../../../lib/constructs/cnpg/barman-object-store';
 import { CnpgCluster, CnpgClusterProps } from '../../../lib/constructs/cnpg/cnpg-cluster';
 import { IMAGES } from '../../../lib/shared/pins';
 import { find } from '../../util';
@@ -30,10 +31,16 @@ describe('CnpgCluster', () => {
 
   test('all props', () => {
     const chart = Testing.chart();
+    const store = new BarmanObjectStore(chart, 'Store', {
+      name: 'ddb-backup', namespace: 'ddb', endpointUrl: 'https://s3.example.net', bucket: 'pg',
+      accessKeyId: { name: 's3', key: 'id' }, secretAccessKey: { name: 's3', key: 'secret' },
+    });
     const props: Required<CnpgClusterProps> = {
       name: 'ddb-cluster', namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi',
       storageClass: 'longhorn', controlPlaneFriendly: false, managedRoles: ['temporal', 'authentik'], imageName: 'example/pg:1',
       cpuRequest: '250m', memoryRequest: '1Gi', memoryLimit: '2Gi',
+      walArchive: { objectStore: store, serverName: 'ddb-cluster-2', walArchiving: true },
+      restoreFrom: { objectStore: store, serverName: 'ddb-cluster', targetTime: '2026-01-15T10:30:00Z', backupId: '20260115T030000' },
     };
     const cluster = new CnpgCluster(chart, 'Db', props);
     const spec = find(Testing.synth(chart), 'Cluster', 'ddb-cluster').spec;
@@ -47,6 +54,10 @@ describe('CnpgCluster', () => {
       { name: 'temporal', ensure: 'present', login: true, passwordSecret: { name: 'ddb-cluster-temporal' } },
     ]);
     expect(cluster.roles).toEqual(['app', 'authentik', 'temporal']);
+    expect(cluster.archiveServerName).toBe('ddb-cluster-2');
+    expect(spec.bootstrap).toEqual({ recovery: {
+      source: 'ddb-cluster', database: 'app', owner: 'app', recoveryTarget: { targetTime: '2026-01-15T10:30:00Z', backupID: '20260115T030000' },
+    } });
   });
 
   test('throws for zero instances', () => {
