@@ -1,6 +1,6 @@
 // The architecture of lib/, checked in CI (`npm run lint:deps`). Layers point one way (../shared/STYLE.md §1):
 //
-//   cli -> synth -> plan, coverage, simulation -> homelab -> validation -> output -> constructs -> shared
+//   cli -> synth -> plan, coverage, simulation, review -> homelab -> validation -> output -> constructs -> shared
 //                                       \-> config -> shared
 //
 // A folder may import only folders below it. `config` (the schema) imports nothing but `shared`; nothing in
@@ -8,7 +8,7 @@
 const LAYERS = [
   ['cli'],
   ['synth'],
-  ['plan', 'coverage', 'simulation'],
+  ['plan', 'coverage', 'simulation', 'review'],
   ['homelab'],
   ['validation'],
   ['output'],

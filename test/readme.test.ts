@@ -5,8 +5,8 @@ import * as path from 'path';
 import { readTree } from '../lib/output/output-tree';
 
 // Every command the README shows is exercised here, by the end-to-end test of its command, or by .ci/run, so
-// the README cannot rot: `npm run plan` in test/cli/run-plan.test.ts; `npm run import` and `npm run schemas`
-// by `npm run check` in .ci/run (scripts/check-generated.js regenerates both and compares them byte for byte).
+// the README cannot rot: `npm run plan` in test/cli/run-plan.test.ts; `npm run diff` in test/cli/run-diff.test.ts;
+// `npm run import` and `npm run schemas` by `npm run check` in .ci/run (scripts/check-generated.js regenerates both and compares them byte for byte).
 const root = path.resolve(__dirname, '..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 const scripts: Record<string, string> = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
@@ -43,7 +43,7 @@ describe('README commands', () => {
   test('every README command is one this test or .ci/run exercises', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
-      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package|test:cluster)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run import$/, /^npm run schemas$/,
+      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package|test:cluster)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run diff( -- --base \S+ --markdown)?$/, /^npm run import$/, /^npm run schemas$/,
       /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /, /^age-keygen /,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
@@ -51,6 +51,7 @@ describe('README commands', () => {
     // the commands exercised by other test files (see the top of this file) still are
     const elsewhere: [string, string][] = [
       ['test/cli/run-plan.test.ts', "spawnSync('npm', ['run', '--silent', 'plan']"],
+      ['test/cli/run-diff.test.ts', "spawnSync('npm', ['run', '--silent', 'diff', '--', '--base', 'HEAD']"],
       ['scripts/check-generated.js', "script: 'scripts/import-crds.js'"],
       ['scripts/check-generated.js', "script: 'scripts/generate-schemas.js'"],
     ];

@@ -9,6 +9,7 @@ export const USAGE = {
   synth: 'Usage: npm run synth -- [--config <file.ts>] [--out <dir>] [--check]',
   plan: 'Usage: npm run plan -- [--config <file.ts>] [--color | --no-color] [--scenario <name>]',
   coverage: 'Usage: npm run coverage -- --repo <path to a homelab checkout> [--json] [--config <file.ts>]',
+  diff: 'Usage: npm run diff -- [--base <git-ref> | --base-dir <dir>] [--json | --markdown] [--color | --no-color] [--config <file.ts>]',
 } as const;
 
 export type CommandName = keyof typeof USAGE;
@@ -20,6 +21,13 @@ const ABOUT: Record<CommandName, string> = {
     '--scenario list names the scenarios.',
   coverage: 'Compares the Applications of the homelab config with a checkout of the homelab repository.\n' +
     'Exit codes: 0 clean, 1 findings, 2 usage error.',
+  diff: 'Compares the committed dist/ at the base (default: the merge base of HEAD with main; --base-dir: a folder)\n' +
+    'with a fresh synthesis of the config, object by object, grouped by bootstrap step and Argo CD wave, and\n' +
+    'classifies each change: breaks apply, destroys data, needs the runbook, moves a pin.\n' +
+    'Output: text for a terminal (default; colour only on a terminal without NO_COLOR), --markdown for a\n' +
+    'pull-request comment, --json for machines.\n' +
+    'Exit codes: 0 nothing changed or nothing risky (pin moves alone are not risky), 3 risky changes\n' +
+    '(breaks apply, destroys data, needs the runbook), 2 usage error, 1 failure (config, git).',
 };
 
 const CONFIG = { type: 'string' } as const;
@@ -28,6 +36,10 @@ const OPTIONS = {
   synth: { config: CONFIG, help: HELP, out: { type: 'string' }, check: { type: 'boolean' } },
   plan: { config: CONFIG, help: HELP, color: { type: 'boolean' }, 'no-color': { type: 'boolean' }, scenario: { type: 'string' } },
   coverage: { config: CONFIG, help: HELP, repo: { type: 'string' }, json: { type: 'boolean' } },
+  diff: {
+    config: CONFIG, help: HELP, base: { type: 'string' }, 'base-dir': { type: 'string' }, json: { type: 'boolean' }, markdown: { type: 'boolean' },
+    color: { type: 'boolean' }, 'no-color': { type: 'boolean' },
+  },
 } as const;
 
 /** The options of each command, with defaults applied. Paths are as the caller typed them, or absolute. */
@@ -36,6 +48,11 @@ export interface CommandOptions {
   /** `auto`: colour only on a terminal without `NO_COLOR`. The last of `--color` and `--no-color` wins. */
   plan: { readonly config: string; readonly color: 'auto' | 'always' | 'never'; readonly scenario?: string };
   coverage: { readonly config: string; readonly repo: string; readonly json: boolean };
+  /** `base`: a git ref (default: the merge base with main); `baseDir`: a folder holding the base output instead. */
+  diff: {
+    readonly config: string; readonly base?: string; readonly baseDir?: string;
+    readonly format: 'text' | 'json' | 'markdown'; readonly color: 'auto' | 'always' | 'never';
+  };
 }
 
 /** A parsed command line: the options to run with, or what to print and the exit code (help: 0, usage error: 2). */
@@ -66,6 +83,8 @@ export function parseCommandLine<C extends CommandName>(
     if (value === '') return usage(`--${name} needs a value.`);
   }
   if (command === 'coverage' && values.repo === undefined) return usage('missing --repo <path to a homelab checkout>.');
+  if (command === 'diff' && values.json && values.markdown) return usage('--json and --markdown exclude each other.');
+  if (command === 'diff' && values.base !== undefined && values['base-dir'] !== undefined) return usage('--base and --base-dir exclude each other.');
   const callerDir = env.npm_lifecycle_event === command && env.INIT_CWD ? env.INIT_CWD : undefined;
   const typed = (value: string | boolean | undefined, fallback: string) => (value === undefined ? fallback
     : callerDir === undefined || path.isAbsolute(String(value)) ? String(value) : path.resolve(callerDir, String(value)));
@@ -74,12 +93,18 @@ export function parseCommandLine<C extends CommandName>(
     ? { config, out: typed(values.out, 'dist'), check: values.check === true }
     : command === 'plan'
       ? { config, color: colorMode(parsed.tokens ?? []), ...(values.scenario === undefined ? {} : { scenario: String(values.scenario) }) }
-      : { config, repo: typed(values.repo, ''), json: values.json === true };
+      : command === 'diff'
+        ? {
+          config, format: values.json ? 'json' : values.markdown ? 'markdown' : 'text', color: colorMode(parsed.tokens ?? []),
+          ...(values.base === undefined ? {} : { base: String(values.base) }),
+          ...(values['base-dir'] === undefined ? {} : { baseDir: typed(values['base-dir'], '') }),
+        }
+        : { config, repo: typed(values.repo, ''), json: values.json === true };
   return { kind: 'run', options: options as CommandOptions[C] };
 }
 
 /** The last of `--color` and `--no-color`, or `auto`. */
-function colorMode(tokens: readonly { kind: string; name?: string }[]): CommandOptions['plan']['color'] {
+function colorMode(tokens: readonly { kind: string; name?: string }[]): 'auto' | 'always' | 'never' {
   const last = tokens.filter((t) => t.kind === 'option' && (t.name === 'color' || t.name === 'no-color')).pop();
   return last === undefined ? 'auto' : last.name === 'color' ? 'always' : 'never';
 }
