@@ -867,13 +867,24 @@ wait_rollout() { # namespace kind/name timeout
 }
 
 wait_crds() { # timeout crd...
-  local timeout="$1" what start=$SECONDS out
+  local timeout="$1" what start=$SECONDS out left
   shift
   what="CRDs established: $(printf '%s, ' "$@")"
   what="\${what%, }"
   if dry_run; then plan wait "$what (timeout \${timeout}s)"; return 0; fi
   waiting "$what" "$timeout"
-  if out="$(kube wait --for=condition=Established "\${@/#/crd/}" "--timeout=\${timeout}s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+  # kubectl wait fails at once instead of waiting when a CRD has no status conditions yet (".status.conditions
+  # accessor error"), which is how a CRD looks for a moment after it is created (seen against kube-apiserver
+  # 1.30 by test/cluster): retry that case until the timeout.
+  while :; do
+    left=$(( timeout - (SECONDS - start) ))
+    if (( left < 1 )); then left=1; fi
+    if out="$(kube wait --for=condition=Established "\${@/#/crd/}" "--timeout=\${left}s" 2>&1)"; then passed "$what" "$start"; return 0; fi
+    case "$out" in
+      *'accessor error'*) if (( SECONDS - start < timeout )); then sleep 1; continue; fi ;;
+    esac
+    break
+  done
   failed "$what" "$start" "$out"
   show get crd "$@"
   inspect "$(quote kubectl describe "crd/$1")"

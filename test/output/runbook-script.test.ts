@@ -614,6 +614,36 @@ function homelabSandbox(source: 'github' | 'forgejo', runbook: (planned: Rendere
  * The reference homelab's runbook installs the CNI and the storage with helm (lib/output/render-runbook.ts
  * `helm_release`), against a recording helm: pinned charts, the generated values files, the confirmed kube context.
  */
+/**
+ * A CRD has no status conditions for a moment after it is created, and kubectl 1.30's `wait --for=condition=...`
+ * then fails at once (".status.conditions accessor error") instead of waiting: the cluster test caught the
+ * runbook's wait_crds failing that way against a real kube-apiserver. The runbook retries that case.
+ */
+describe('bootstrap.sh waits for CRDs that have no conditions yet', () => {
+  test('retries kubectl wait on the accessor error, then passes', () => {
+    // GIVEN CRDs whose first two waits see no conditions
+    const box = homelabSandbox('github');
+    // WHEN
+    const r = box.run(YES, { FAKE_CRD_UNSETTLED: '2' });
+    // THEN the run completes, after two retries of the first CRD wait
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const waits = r.calls.filter((c) => c.includes('wait --for=condition=Established')).map((c) => c.replace(/ --timeout=\d+s$/, ''));
+    expect(waits.length).toBe(4);
+    expect(waits[0]).toBe(waits[2]);
+    expect(r.stdout).toContain('✓ CRDs established: clusters.postgresql.cnpg.io, databases.postgresql.cnpg.io');
+  });
+
+  test('another error still fails at once, naming it', () => {
+    const box = homelabSandbox('github');
+    const r = box.run(YES, { FAKE_CRD_WAIT_ERROR: 'error: timed out waiting for the condition on customresourcedefinitions/clusters.postgresql.cnpg.io' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('FAILED: CRDs established: clusters.postgresql.cnpg.io, databases.postgresql.cnpg.io');
+    expect(r.stderr).toContain('timed out waiting for the condition');
+    expect(r.calls.filter((c) => c.includes('wait --for=condition=Established')).length).toBe(1);
+  });
+});
+
 describe('bootstrap.sh installs Cilium and Longhorn with helm', () => {
   const CONTEXT = 'admin@homelab';
   const CILIUM = `helm --kube-context ${CONTEXT} upgrade --install cilium cilium --repo https://helm.cilium.io --version 1.20.0 ` +
