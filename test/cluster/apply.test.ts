@@ -42,7 +42,7 @@ for (const { name, dist } of TREES) describeWithShared(`${name} against kube-api
     const r = await plane.kubectl(['apply', '--server-side', ...extraCrds().flatMap((f) => ['-f', f])]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect((await plane.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])).status).toBe(0);
+    expect((await plane.waitCrdsEstablished(60)).status).toBe(0);
   });
 
   test('server-side dry-run, then server-side apply, of every unit in bring-up order: zero rejections', async () => {
@@ -58,7 +58,7 @@ for (const { name, dist } of TREES) describeWithShared(`${name} against kube-api
       if (r.status !== 0) rejections.push(`${unit.name}: ${r.stderr.trim()}`);
       else applied.push(unit.name);
       if (r.stdout.includes('customresourcedefinition')) {
-        await plane.kubectl(['wait', '--for=condition=Established', '--timeout=120s', 'crd', '--all']);
+        await plane.waitCrdsEstablished(120);
       }
       // The CNPG operator injects its CA into its webhook configurations at start-up; the harness does it.
       if (r.stdout.includes('cnpg-validating-webhook-configuration')) await webhook.injectCaBundle();

@@ -103,7 +103,7 @@ describeWithShared('immutable fields against kube-apiserver', () => {
     // CNPG's CRDs and webhooks from its release manifest, and the other pinned CRDs.
     expect((await plane.kubectl(['apply', '--server-side', '-f', localManifest('https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.yaml')])).status).toBe(0);
     expect((await plane.kubectl(['apply', '--server-side', ...walk(path.join(SHARED, 'crds', 'rollouts')).flatMap((f) => ['-f', f])])).status).toBe(0);
-    await plane.kubectl(['wait', '--for=condition=Established', '--timeout=120s', 'crd', '--all']);
+    await plane.waitCrdsEstablished(120);
     for (const [name, expansion] of [['expandable', true], ['fixed', false]] as const) {
       await apply(plane, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'driver.longhorn.io', allowVolumeExpansion: expansion });
     }

@@ -80,7 +80,7 @@ describeWithShared('an upgrade from the previous release', () => {
     for (const unit of applyUnits(tree)) {
       const r = await plane.kubectl(['apply', '--server-side', '--force-conflicts', manager(unit.name), unit.flag, unit.path]);
       if (r.status !== 0) rejections.push(`${unit.name}: ${r.stderr.trim()}`);
-      if (r.stdout.includes('customresourcedefinition')) await plane.kubectl(['wait', '--for=condition=Established', '--timeout=120s', 'crd', '--all']);
+      if (r.stdout.includes('customresourcedefinition')) await plane.waitCrdsEstablished(120);
       if (r.stdout.includes('cnpg-validating-webhook-configuration')) await webhook.injectCaBundle();
     }
     return rejections;

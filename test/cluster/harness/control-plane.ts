@@ -159,6 +159,20 @@ export class ControlPlane {
     });
   }
 
+  /**
+   * Waits until every CRD is Established. kubectl 1.30's `wait --for=condition=...` fails at once, instead of
+   * waiting, on a CRD whose status has no conditions yet (".status.conditions accessor error"), as a CRD is for a
+   * moment after it is created; that case is retried (the runbook's wait_crds does the same).
+   */
+  async waitCrdsEstablished(timeoutSeconds = 120): Promise<KubectlResult> {
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    for (;;) {
+      const r = await this.kubectl(['wait', '--for=condition=Established', `--timeout=${timeoutSeconds}s`, 'crd', '--all']);
+      if (r.status === 0 || !r.stderr.includes('accessor error') || Date.now() > deadline) return r;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
   /** A kubeconfig that authenticates as a ServiceAccount, with a token from the TokenRequest API. */
   async serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
     const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } };
