@@ -9,46 +9,10 @@
 //
 // Needs Go (>= the go line of tools/lua-health/go.mod). A first build takes about 6 minutes on 2 cores.
 'use strict';
-const { createHash } = require('crypto');
-const { spawnSync } = require('child_process');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const { goHelper } = require('./go-helper');
 
-const TOOL_DIR = path.join(__dirname, '..', 'tools', 'lua-health');
+const helper = goHelper('lua-health', /github\.com\/argoproj\/argo-cd\/v3 (v\S+)/, 'lua-health-argocd');
 
-/** The cached binary's path for the helper's current sources. */
-function helperPath() {
-  const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', 'main.go']) hash.update(fs.readFileSync(path.join(TOOL_DIR, file)));
-  const goMod = fs.readFileSync(path.join(TOOL_DIR, 'go.mod'), 'utf8');
-  const version = /github\.com\/argoproj\/argo-cd\/v3 (v\S+)/.exec(goMod)[1];
-  const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cache, 'homelab-gitops', `lua-health-argocd-${version}-${hash.digest('hex').slice(0, 12)}`);
-}
+module.exports = { helperPath: helper.helperPath };
 
-function build() {
-  const out = helperPath();
-  if (fs.existsSync(out)) return out;
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  const tmp = `${out}.tmp-${process.pid}`;
-  console.error(`build-lua-health: building ${path.relative(process.cwd(), TOOL_DIR)} into ${out}`);
-  const r = spawnSync('go', ['build', '-trimpath', '-o', tmp, '.'], { cwd: TOOL_DIR, stdio: 'inherit' });
-  if (r.error !== undefined || r.status !== 0) {
-    fs.rmSync(tmp, { force: true });
-    throw new Error(`build-lua-health: go build failed (${r.error ? r.error.message : `exit ${r.status}`})`);
-  }
-  fs.renameSync(tmp, out);
-  return out;
-}
-
-module.exports = { helperPath };
-
-if (require.main === module) {
-  try {
-    console.log(process.argv[2] === '--path' ? helperPath() : build());
-  } catch (e) {
-    console.error(e.message);
-    process.exit(1);
-  }
-}
+if (require.main === module) helper.main();
