@@ -11,6 +11,7 @@ import { allDependencies } from '../constructs/bootstrap/order-steps';
 import { placeSteps } from '../output/render-steps';
 import { describeWait, HelmReleaseSpec, Precondition } from '../constructs/bootstrap/waits';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
+import { PlannedDataProtection, planDataProtection } from './data-protection';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -152,6 +153,8 @@ export interface HomelabPlan {
   /** Waves that hold Applications, in ascending order. */
   readonly waves: readonly PlannedWave[];
   readonly cutover: PlannedCutover;
+  /** What is backed up, where to, what a restore loses at most, and the keys kept off the cluster. */
+  readonly dataProtection: PlannedDataProtection;
 }
 
 /** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
@@ -191,6 +194,7 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     project: argocd.project.name,
     waves,
     cutover: planCutover(input),
+    dataProtection: planDataProtection(input.config, bootstrap, argocd),
   };
 }
 

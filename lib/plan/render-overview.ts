@@ -1,4 +1,5 @@
 import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
+import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { MermaidIds, mermaidLabel } from './mermaid';
 
 /** The overview's Mermaid flowchart, with the node id it gave each step, waits, wave and Application. */
@@ -56,6 +57,8 @@ export function renderOverview(plan: HomelabPlan): string {
     ...plan.waves.flatMap((w) => ['', ...waveTable(w, waveOf)]),
     '',
     ...cutoverSection(plan.cutover),
+    '',
+    ...dataProtectionSection(plan.dataProtection),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -225,6 +228,34 @@ function cutoverSection(c: PlannedCutover): string[] {
       `${code(`$${cred.forgejo.variable}`)} is checked at that step, once Forgejo runs: make the token in the new Forgejo, then re-run. ` +
       `A re-run on a cluster whose root app already reads Forgejo changes nothing: ${code(r.seedRoot)} is skipped, so the root app ` +
       `never goes back to GitHub; the mirror is verified again, and ${code(r.root)} re-applies the root app as it is.`,
+  ];
+}
+
+function dataProtectionSection(d: PlannedDataProtection): string[] {
+  const row = (c: PlannedDataProtection['clusters'][number]) => [
+    `${code(c.cluster)}<br>${text(`namespace ${c.namespace}; ${c.deliveredBy}`)}`,
+    c.backup
+      ? `${code(c.backup.archive)} at ${code(c.backup.endpoint)}${c.backup.inClusterOnly ? ' (inside this cluster, kept on purpose)' : ''}` +
+        `<br>${c.backup.walArchiving ? 'WAL continuously, ' : ''}base backups ${code(c.backup.schedule)}, kept ${code(c.backup.retentionPolicy)}` +
+        `<br>credentials: Secret ${code(c.backup.credentials)}`
+      : '**none**: a rebuild loses its data',
+    c.backup ? text(c.backup.rpo) : 'everything',
+    c.restore ? `from ${code(c.restore.archive)} ${text(c.restore.target)}` : '— (a new, empty cluster)',
+  ];
+  return [
+    '## Data protection',
+    '',
+    RESTORE_ONLY_WHEN_CREATED,
+    '',
+    '| Cluster | Backups | A restore loses at most | Created from |',
+    '| --- | --- | --- | --- |',
+    ...d.clusters.map((c) => `| ${row(c).join(' | ')} |`),
+    ...(d.offClusterKeys.length > 0 ? [
+      '',
+      'Kept off the cluster and out of git (the runbook reads them from the operator\'s machine; a rebuild needs every one of them):',
+      '',
+      ...d.offClusterKeys.map((k) => `- ${code(k.where)}: ${text(k.what)}`),
+    ] : []),
   ];
 }
 

@@ -1,4 +1,5 @@
 import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
+import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { textStyle, TextStyle, wrap } from './text-layout';
 
 /** Options for `renderPlanText()`. */
@@ -35,6 +36,8 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
     ...waves(plan, width, style),
     '',
     ...cutover(plan.cutover, width, style),
+    '',
+    ...dataProtection(plan.dataProtection, width, style),
   ];
   return `${out.join('\n')}\n`;
 }
@@ -155,5 +158,37 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
       `back to GitHub; the mirror is verified again, and ${r.root} re-applies the root app as it is.`,
   ];
   steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
+  return lines;
+}
+
+function dataProtection(d: PlannedDataProtection, width: number, style: TextStyle): string[] {
+  const label = (name: string) => `      ${style.dim(name.padEnd(8))} `;
+  const indent = ' '.repeat(15);
+  const lines = [
+    ...heading('Data protection: backups, restores, and the keys kept off the cluster', width, style),
+    ...para(RESTORE_ONLY_WHEN_CREATED, width, '  '),
+  ];
+  for (const c of d.clusters) {
+    lines.push('', ...wrap(`${style.cyan(c.cluster)} ${style.dim(`(namespace ${c.namespace}; ${c.deliveredBy})`)}`, width, '    ', '      '));
+    if (c.backup) {
+      const b = c.backup;
+      lines.push(
+        ...wrap(`${b.archive} at ${b.endpoint}${b.inClusterOnly ? ' (inside this cluster, kept on purpose)' : ''}`, width, label('archive'), indent),
+        ...wrap(`${b.walArchiving ? 'WAL continuously, ' : ''}base backups on '${b.schedule}' (seconds first), kept ${b.retentionPolicy}`, width, label('backs up'), indent),
+        ...wrap(b.rpo, width, label('loses'), indent),
+        ...wrap(`Secret ${b.credentials}`, width, label('creds'), indent),
+      );
+    } else {
+      lines.push(...wrap(style.yellow('no backups: a rebuild loses this cluster\'s data'), width, label('archive'), indent));
+    }
+    if (c.restore) {
+      lines.push(...wrap(`when created, from ${c.restore.archive} ${c.restore.target}`, width, label('restores'), indent));
+    }
+  }
+  if (d.offClusterKeys.length > 0) {
+    lines.push('', ...para('Kept off the cluster and out of git (the runbook reads them from the operator\'s machine; ' +
+      'a rebuild needs every one of them):', width, '  '));
+    for (const k of d.offClusterKeys) lines.push(...wrap(`${k.where}: ${k.what}`, width, '    - ', '      '));
+  }
   return lines;
 }

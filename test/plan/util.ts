@@ -34,7 +34,7 @@ export interface TextStep {
 
 /** The terminal plan read back: its sections, the steps, and each Application's wave and dependencies. */
 export interface TextPlan {
-  readonly sections: { readonly phase0: string[]; readonly argocd: string[]; readonly cutover: string[] };
+  readonly sections: { readonly phase0: string[]; readonly argocd: string[]; readonly cutover: string[]; readonly dataProtection: string[] };
   readonly steps: TextStep[];
   /** Application name → wave it is listed under. */
   readonly waveOf: Map<string, number>;
@@ -55,7 +55,8 @@ export function parsePlanText(text: string): TextPlan {
   const a = start('Phase 0:');
   const b = start('Argo CD:');
   const c = start('Phase 2:');
-  const sections = { phase0: lines.slice(a, b), argocd: lines.slice(b, c), cutover: lines.slice(c) };
+  const d = start('Data protection:');
+  const sections = { phase0: lines.slice(a, b), argocd: lines.slice(b, c), cutover: lines.slice(c, d), dataProtection: lines.slice(d) };
 
   const steps: TextStep[] = [];
   let entries: string[] | undefined;
