@@ -128,8 +128,8 @@ export class CnpgRestoreDrill extends Construct {
     const labels = { ...COMMON_LABELS, ...selectorLabels('restore-drill', this.name) };
     const metadata = { name: this.name, namespace: this.namespace, labels };
 
-    // A read-only copy: same bucket, path and credential Secret names (the Secret must exist in the drill namespace),
-    // no retention policy.
+    // A copy that reads the same place: same endpoint, bucket, path and credential Secret names (the Secret must exist
+    // in the drill namespace; a read-only key is enough), and no retention policy, so the drill never deletes backups.
     this.sourceStore = new BarmanObjectStore(this, 'SourceStore', {
       ...archive.objectStore.settings,
       name: `${this.name}-source`,
@@ -204,7 +204,12 @@ export class CnpgRestoreDrill extends Construct {
     const steps = [
       container('remove-previous', remove),
       container('create', ['create', ns, '--filename=/drill/cluster.json']),
+      // kubectl wait keeps waiting while `status.conditions` is absent, which is how CNPG writes an empty list
+      // (v1.30.0 api/v1/cluster_types.go: `conditions,omitempty`); `Ready` is ConditionClusterReady.
       container('wait-ready', ['wait', ns, '--for=condition=Ready', `--timeout=${this.timeout.toSeconds()}s`, drillCluster]),
+      // psql runs in the primary's `postgres` container as the OS user postgres over the local socket, which CNPG's
+      // pg_hba (`local all all peer map=local`) and pg_ident (`local postgres postgres`) let in as the superuser
+      // (v1.30.0 pkg/postgres/configuration.go): no password Secret is read.
       container('query', ['exec', ns, `service/${this.name}-rw`, '--container=postgres', '--',
         'psql', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--dbname=${cluster.initdbDatabase}`, `--command=${check}`]),
     ];

@@ -51,7 +51,7 @@ describe('CnpgRestoreDrill', () => {
     expect(rule.spec.groups[0].rules[0].annotations.description).toMatch(/See the wiki\.$/);
   });
 
-  test('the throwaway cluster recovers the production server name through a read-only copy of the ObjectStore, and archives nowhere', () => {
+  test('the throwaway cluster recovers the production server name through its own copy of the ObjectStore without retention, and archives nowhere', () => {
     const chart = Testing.chart();
     const drill = new CnpgRestoreDrill(chart, 'Drill', { cluster: cluster(chart), namespace: 'restore-drill' });
     const m = drill.drillClusterManifest;
