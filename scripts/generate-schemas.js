@@ -20,7 +20,7 @@ const fs = require('fs');
 const path = require('path');
 const ts = require('typescript');
 const YAML = require('yaml');
-const { sources, loadVerified } = require('./crd-sources');
+const { sources, loadVerified, sourceOf } = require('./crd-sources');
 
 const root = path.resolve(__dirname, '..');
 // --out <dir> writes elsewhere (tests regenerate into a temporary folder and compare with schemas/).
@@ -208,6 +208,22 @@ function generateKubernetes() {
 // something a manifest generator gets wrong; ajv would need a definition for each.
 const DROP_KEYWORDS = new Set(['description', 'example', 'default', 'title', 'format', 'externalDocs']);
 
+/**
+ * A CRD `pattern` (a Go RE2 expression) as a JavaScript one. RE2's inline case-insensitive flag `(?i)` has no
+ * JavaScript form inside a pattern (ajv compiles each pattern without flags), so a pattern that starts with it, like
+ * prometheus-operator v0.93.1's `^(?i)(abort|warn)?$` for a rule group's `partial_response_strategy`, has each
+ * letter after it spelled in both cases. Any other inline flag fails the generation rather than being misread.
+ */
+function jsPattern(pattern) {
+  const m = /^(\^?)\(\?i\)(.*)$/s.exec(pattern);
+  if (!m) {
+    if (/\(\?[a-zA-Z]/.test(pattern)) throw new Error(`pattern ${pattern}: an RE2 inline flag this generator cannot translate`);
+    return pattern;
+  }
+  if (/[\\[]/.test(m[2])) throw new Error(`pattern ${pattern}: (?i) with escapes or classes is not translated`);
+  return m[1] + m[2].replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+}
+
 /** Reduces one CRD structural schema node and makes it strict; counts the CEL rules it cannot check. */
 function reduceCrdSchema(node, stats) {
   if (Array.isArray(node)) return node.map((n) => reduceCrdSchema(n, stats));
@@ -217,6 +233,8 @@ function reduceCrdSchema(node, stats) {
     if (DROP_KEYWORDS.has(k)) continue;
     if (k === 'properties') {
       out.properties = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, reduceCrdSchema(s, stats)]));
+    } else if (k === 'pattern') {
+      out.pattern = jsPattern(v);
     } else if (k === 'enum' || k === 'required' || k === 'x-kubernetes-list-map-keys') {
       out[k] = v;
     } else if (k === 'x-kubernetes-validations') {
@@ -261,7 +279,7 @@ async function generateCrds() {
       s.additionalProperties = false;
       kinds[`${apiVersion}/${names.kind}`] = { namespaced: scope === 'Namespaced', source: src.file, celRules: stats.celRules, schema: s };
     }
-    sourcesOut.push({ file: src.file, url: src.url, version: src.version, blob: src.blob });
+    sourcesOut.push({ file: src.file, url: sourceOf(src), version: src.version, blob: src.blob });
   }
   return { sources: sourcesOut, schema: sortKeys({ $id: CRD_SCHEMA_ID, kinds }) };
 }

@@ -37,7 +37,8 @@ async function main() {
   } finally {
     console.log = log;
   }
-  const lines = sources.map((s) => `| \`${s.prefix}-*.ts\` | ${s.url} | ${s.version} | \`${s.blob}\` |`);
+  const { sourceOf } = require('./crd-sources');
+  const lines = sources.map((s) => `| \`${s.prefix}-*.ts\` | ${sourceOf(s)} | ${s.version} | \`${s.blob}\` |`);
   fs.writeFileSync(path.join(out, 'README.md'), [
     '# Generated: do not edit',
     '',

@@ -22,7 +22,9 @@ import { show } from './messages';
 import { SYNC_WAVES } from '../shared/sync-waves';
 import { TEMPORAL_SQL_PLUGINS, TEMPORAL_VALUES_CHART_VERSION } from '../shared/temporal-chart';
 import { CNPG_RESOURCE_DEFAULTS } from '../shared/cnpg-defaults';
-import { barmanBackupIdProblem, cnpgScheduleProblem, recoveryTargetTimeProblem, retentionPolicyProblem } from '../shared/backup';
+import {
+  barmanBackupIdProblem, cnpgScheduleProblem, cronJobScheduleProblem, recoveryTargetTimeProblem, retentionPolicyProblem,
+} from '../shared/backup';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -102,6 +104,20 @@ export const BackupObjectStoreSchema = z.strictObject({
 const serverName = objectName('server name');
 
 /**
+ * The scheduled restore drill of a cluster's backups: a CronJob recovers the latest backup into a throwaway cluster
+ * in the `restore-drill` namespace, checks that it answers, and removes it. On by default: a backup that was never
+ * restored is not known to be one.
+ */
+export const RestoreDrillSchema = z.strictObject({
+  /** Run the drill. @default true */
+  enabled: z.boolean().default(true),
+  /** When: a Kubernetes CronJob schedule, five fields. @default '0 5 * * 0' (05:00 every Sunday) */
+  schedule: checkedString(cronJobScheduleProblem).default('0 5 * * 0'),
+  /** Minutes the recovery may take before the drill fails. @default 60 */
+  timeoutMinutes: integer(5).default(60),
+}).readonly();
+
+/**
  * Backups of a cluster through the CNPG Barman Cloud plugin: WAL archiving and scheduled base backups to an object
  * store, with a retention policy. Not deployable until the plugin is installed (see the README, "Backups").
  */
@@ -125,6 +141,8 @@ export const PostgresBackupSchema = z.strictObject({
    * @default false
    */
   acceptInClusterOnly: z.boolean().default(false),
+  /** The scheduled restore drill. @default {} (on, 05:00 every Sunday) */
+  restoreDrill: RestoreDrillSchema.prefault({}),
 }).readonly();
 
 /** The backup a cluster is bootstrapped from, instead of `initdb`. */

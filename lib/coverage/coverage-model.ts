@@ -62,6 +62,7 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.projects]: 'git.distPath',
   [GENERATED_APPLICATIONS.sopsSecrets]: 'argocd.sopsSecrets',
   [GENERATED_APPLICATIONS.dataSchemas]: 'argocd.dataSchemas',
+  [GENERATED_APPLICATIONS.backupChecks]: 'postgresClusters.<name>.backup',
   [GENERATED_APPLICATIONS.forgejoMirror]: 'argocd.forgejoMirror',
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
 };

@@ -27,6 +27,8 @@ import {
 } from './validate-argocd-config';
 import { sortKeys } from '../constructs/temporal/temporal-values';
 import { AdoptableRelease, adoptedValueFiles } from './phase0-adoption';
+import { BackupChecks } from '../constructs/argocd/backup-checks';
+import { defineBackupChecks } from './backup-checks';
 
 export { GENERATED_APPLICATIONS } from './validate-argocd-config';
 
@@ -77,6 +79,8 @@ export class ArgoCdChart extends Chart {
   public readonly forgejoMirrorJob: ForgejoMirrorJob;
   public readonly dataSchemas?: DataSchemas;
   public readonly temporal?: TemporalApplication;
+  /** Backup alerts and restore drills, when some cluster has backups. */
+  public readonly backupChecks?: BackupChecks;
   /** Every Application under the root, by name. */
   public readonly applications: ReadonlyMap<string, HomelabApplication>;
   /** Secrets the tree references, sorted by namespace and name. */
@@ -235,6 +239,20 @@ export class ArgoCdChart extends Chart {
       for (const dep of app.dependsOn) apps.get(name)!.addDependsOn(apps.get(dep)!);
     }
 
+    this.backupChecks = defineBackupChecks(new Construct(this, 'Backups'), config, {
+      ...base, clusters, applications: [...apps.values()], sopsSecrets: this.sopsSecrets,
+    });
+    if (this.backupChecks) {
+      apps.set(this.backupChecks.name, this.backupChecks);
+      // The drill's copy of each ObjectStore reads the production store's credentials Secret, in the drill namespace.
+      for (const drill of this.backupChecks.drills) {
+        const s = drill.sourceStore.settings;
+        const keys = [s.accessKeyId.key, s.secretAccessKey.key, ...(s.region ? [s.region.key] : [])];
+        secrets.push({ namespace: drill.namespace, name: s.accessKeyId.name, keys, usedBy: `ObjectStore ${drill.sourceStore.name}` });
+        if (s.endpointCa) secrets.push({ namespace: drill.namespace, name: s.endpointCa.name, keys: [s.endpointCa.key], usedBy: `ObjectStore ${drill.sourceStore.name}` });
+      }
+    }
+
     const problems = new ProblemCollector();
     unmanagedProblems(argocd.unmanaged, [...apps.values()], problems);
     phase0NamespaceProblems(phase0Namespaces, [...apps.values()], problems);
@@ -263,6 +281,7 @@ export class ArgoCdChart extends Chart {
       [this.forgejoMirrorJob.job, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
       [this.forgejoMirrorJob.cronJob, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
       ...(this.dataSchemas?.fileOfObjects() ?? []),
+      ...(this.backupChecks?.fileOfObjects() ?? []),
     ]);
     // Within a file, objects keep the order their constructs give them (data-schemas: a Cluster, then its Databases).
     const rank = new Map([...fileOf.keys()].map((obj, i) => [obj, i]));

@@ -20,6 +20,7 @@ export const GENERATED_APPLICATIONS = {
   projects: 'projects',
   sopsSecrets: 'sops-secrets',
   dataSchemas: 'data-schemas',
+  backupChecks: 'backup-checks',
   forgejoMirror: 'forgejo-mirror',
   temporal: 'temporal',
 } as const;

@@ -172,3 +172,74 @@ export function inClusterEndpoint(endpointUrl: string): string | undefined {
   if (!host.includes('.') && !host.startsWith('[')) return `'${host}' is a single-label name, resolved through the Pod's search domains to a Service`;
   return undefined;
 }
+
+/**
+ * Why `v` is not a Kubernetes CronJob schedule (message without path), or undefined: five fields (minutes hours
+ * day-of-month month day-of-week, robfig/cron's standard parser, which the CronJob controller uses) or a descriptor.
+ */
+export function cronJobScheduleProblem(v: string): string | undefined {
+  const s = v.trim();
+  if (CRON_DESCRIPTORS.includes(s)) return undefined;
+  const fields = s.split(/\s+/).filter((x) => x !== '');
+  if (fields.length === 6) {
+    return `'${v}' has 6 fields, like a CNPG backup schedule; a Kubernetes CronJob schedule has 5, without seconds: ` +
+      `write '${fields.slice(1).join(' ')}'.`;
+  }
+  if (fields.length !== 5) {
+    return `'${v}' is not a CronJob schedule: it needs 5 fields (minutes hours day-of-month month day-of-week), ` +
+      'e.g. \'0 5 * * 0\' for 05:00 every Sunday.';
+  }
+  const bad = fields.findIndex((field, i) => !field.split(',').every((item) => cronItemValid(item, CRON_FIELDS[i + 1])));
+  if (bad < 0) return undefined;
+  const f = CRON_FIELDS[bad + 1];
+  return `'${v}': field ${bad + 1} (${f.name}) '${fields[bad]}' is not valid; use '*', a number from ${f.min} to ${f.max}` +
+    `${f.names ? ` or a name (${f.names[0]}...)` : ''}, a range 'a-b', a list 'a,b' or a step '*/n'.`;
+}
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+/** Seconds between two runs of a descriptor schedule, at most. */
+const DESCRIPTOR_SECONDS: Readonly<Record<string, number>> = {
+  '@yearly': 366 * DAY, '@annually': 366 * DAY, '@monthly': 31 * DAY, '@weekly': 7 * DAY,
+  '@daily': DAY, '@midnight': DAY, '@hourly': HOUR,
+};
+
+/** Seconds of a Go duration such as `6h` or `1h30m` (`@every` schedules). */
+function goDurationSeconds(d: string): number {
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: HOUR };
+  let total = 0;
+  for (const [, n, u] of d.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(n) * unit[u];
+  return total;
+}
+
+/**
+ * An upper bound of the time between two runs of a valid schedule, in seconds: CNPG's six fields (`withSeconds`) or a
+ * CronJob's five. Simple on purpose: the most significant restricted field sets the period (month: a year; day of
+ * week: a week; day of month: 31 days; hours: a day, or `n` hours for `*\/n` that divides 24; minutes: an hour, or
+ * `n` minutes; seconds: a minute, or `n` seconds), so a list such as `3,15` in the hours counts as daily. It never
+ * comes out shorter than the real gap, so an alert built on it does not fire while the schedule is keeping up.
+ */
+export function scheduleMaxIntervalSeconds(schedule: string, withSeconds: boolean): number {
+  const s = schedule.trim();
+  if (s in DESCRIPTOR_SECONDS) return DESCRIPTOR_SECONDS[s];
+  if (s.startsWith('@every ')) return goDurationSeconds(s.slice('@every '.length));
+  const fields = s.split(/\s+/);
+  const [seconds, minutes, hours, dayOfMonth, month, dayOfWeek] = withSeconds ? fields : ['0', ...fields];
+  const open = (f: string) => f === '*' || f === '?' || f === '*/1';
+  /** `n` for a field `*\/n` whose step divides the next field's range evenly, else undefined. */
+  const step = (f: string, range: number) => {
+    const m = /^\*\/(\d+)$/.exec(f);
+    return m && range % Number(m[1]) === 0 ? Number(m[1]) : undefined;
+  };
+  if (!open(month)) return 366 * DAY;
+  if (!open(dayOfWeek)) return 7 * DAY;
+  if (!open(dayOfMonth)) return 31 * DAY;
+  if (!open(hours)) return (step(hours, 24) ?? 24) * HOUR;
+  if (!open(minutes)) return (step(minutes, 60) ?? 60) * 60;
+  if (withSeconds && !open(seconds)) return step(seconds, 60) ?? 60;
+  return withSeconds ? 1 : 60;
+}
+
+/** The namespace of the restore drills' throwaway clusters (created by the `backup-checks` Application). */
+export const RESTORE_DRILL_NAMESPACE = 'restore-drill';

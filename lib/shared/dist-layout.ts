@@ -19,6 +19,8 @@ export const ARGOCD_DIST = {
   values: 'values',
   /** CNPG Databases (and Clusters) delivered by the `data-schemas` Application. */
   dataSchemas: 'data-schemas',
+  /** Backup alerts (PodMonitors, PrometheusRules) and restore drills, delivered by the `backup-checks` Application. */
+  backupChecks: 'backup-checks',
   /** The Job that creates Forgejo's pull-mirror of the GitHub seed. */
   forgejoMirror: 'forgejo-mirror',
 } as const;

@@ -27,6 +27,7 @@ describe('postgresClusters.<name>.backup and restoreFrom', () => {
     expect(c.backup).toEqual({
       objectStore: { ...STORE, credentials: { secretName: 'backup-s3', accessKeyIdKey: 'ACCESS_KEY_ID', secretAccessKeyKey: 'ACCESS_SECRET_KEY' } },
       walArchiving: true, schedule: '0 0 3 * * *', retentionPolicy: '30d', acceptInClusterOnly: false,
+      restoreDrill: { enabled: true, schedule: '0 5 * * 0', timeoutMinutes: 60 },
     });
     expect(c.backup?.serverName).toBeUndefined();
     expect([c.initdbDatabase, c.initdbOwner]).toEqual(['forgejo', 'forgejo']);
@@ -114,5 +115,26 @@ describe('postgresClusters.<name>.backup and restoreFrom', () => {
         'postgresClusters.forgejo-db.backup.objectStore.endpointURL: \'https://s3.example.net/bucket\' is not an S3 endpoint URL: write the scheme, ' +
           'host and port without a path, e.g. \'https://s3.example.net\' or \'http://192.168.1.20:9000\'.',
       ]);
+  });
+});
+
+describe('postgresClusters.<name>.backup.restoreDrill', () => {
+  test('can be turned off, rescheduled and given more time', () => {
+    const drill = { enabled: false, schedule: '30 4 * * 6', timeoutMinutes: 120 };
+    const config = parseHomelabConfig(withForgejoDb({ initdbDatabase: 'forgejo', backup: { objectStore: STORE, restoreDrill: drill } }));
+    expect(config.postgresClusters['forgejo-db'].backup?.restoreDrill).toEqual(drill);
+  });
+
+  test('fails on a six-field schedule, naming the path and the five fields to write', () => {
+    const config = withForgejoDb({ initdbDatabase: 'forgejo', backup: { objectStore: STORE, restoreDrill: { schedule: '0 0 5 * * 0' } } });
+    expect(problems(config)).toContainEqual("postgresClusters.forgejo-db.backup.restoreDrill.schedule: '0 0 5 * * 0' has 6 fields, like a CNPG " +
+      "backup schedule; a Kubernetes CronJob schedule has 5, without seconds: write '0 5 * * 0'.");
+  });
+
+  test('fails on a timeout under 5 minutes and on an unknown key', () => {
+    const config = withForgejoDb({ initdbDatabase: 'forgejo', backup: { objectStore: STORE, restoreDrill: { timeoutMinutes: 1, schedul: 'x' } } });
+    const found = problems(config);
+    expect(found.some((p) => p.startsWith('postgresClusters.forgejo-db.backup.restoreDrill.timeoutMinutes:'))).toBe(true);
+    expect(found.some((p) => p.startsWith('postgresClusters.forgejo-db.backup.restoreDrill') && p.includes('schedul'))).toBe(true);
   });
 });

@@ -96,3 +96,12 @@ test('checks a patch leniently: unknown fields fail, missing required fields do 
       + "the API server's strict field validation rejects it; did you mean 'env'? remove or rename it (24 known fields here)",
   ]);
 });
+
+test('a PrometheusRule is checked against prometheus-operator v0.93.1, whose RE2 (?i) pattern matches either case', () => {
+  const rule = (strategy: string) => ({
+    apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'r', namespace: 'a' },
+    spec: { groups: [{ name: 'g', partial_response_strategy: strategy, rules: [{ alert: 'A', expr: 'up == 0' }] }] },
+  });
+  expect(problemsOfObjects(rule('WARN'), rule('abort'))).toEqual([]);
+  expect(problemsOfObjects(rule('ignore')).join('\n')).toMatch(/partial_response_strategy/);
+});

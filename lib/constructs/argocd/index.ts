@@ -9,3 +9,4 @@ export * from './homelab-repo';
 export * from './repo-credential';
 export * from './root-app';
 export * from './sync-policy';
+export * from './backup-checks';

@@ -61,6 +61,8 @@ export class BarmanObjectStore extends Construct {
   /** `s3://<bucket>/<bucketPath>/`: the folder under which each server name has its own folder. */
   public readonly destinationPath: string;
   public readonly retentionPolicy?: string;
+  /** The props it was defined with: a copy in another namespace reads the same store (the restore drill). */
+  public readonly settings: BarmanObjectStoreProps;
   /** The `ObjectStore` object. */
   public readonly resource: ObjectStore;
 
@@ -70,6 +72,7 @@ export class BarmanObjectStore extends Construct {
     this.namespace = props.namespace;
     this.endpointUrl = props.endpointUrl;
     this.retentionPolicy = props.retentionPolicy;
+    this.settings = props;
     const credentials = urlCredentialProblem(props.endpointUrl);
     if (credentials !== undefined) {
       throw new Error(`${this.node.path}: 'endpointUrl' ${credentials}; reference the credentials through 'accessKeyId' and 'secretAccessKey'.`);

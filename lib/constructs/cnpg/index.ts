@@ -4,3 +4,5 @@ export * from './cnpg-operator';
 export * from './wait-for-postgres-job';
 export * from './barman-object-store';
 export * from './cnpg-scheduled-backup';
+export * from './cnpg-backup-alerts';
+export * from './cnpg-restore-drill';
