@@ -4,6 +4,7 @@ import { OutputTree } from '../output/output-tree';
 import { RenderedStep } from '../output/render-steps';
 import { builtinCnpgClusterHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
 import { isHook, retryDelay, retryPolicy, runningMessage, sortTasks, syncWave, TaskOutcome, taskOutcome } from './argocd-sync';
+import { remoteManifestObjects, Surroundings } from './barman-cloud';
 import { Faults, LiveObject, World } from './controllers';
 import { SimClock, TimelineEvent } from './timeline';
 
@@ -18,6 +19,17 @@ export interface SimulationInput {
 /** Options of `simulateBringUp`. */
 export interface SimulationOptions {
   readonly faults?: Faults;
+  /**
+   * What object storage holds before the bring-up: the archives a lost homelab left behind.
+   * @default - nothing: a first install
+   */
+  readonly surroundings?: Surroundings;
+  /**
+   * A World a previous bring-up left running: this one re-runs the runbook against it, continuing its clock, with
+   * this run's `faults` (a re-run of bootstrap.sh on a live cluster). `surroundings` are the World's own.
+   * @default - a bare cluster
+   */
+  readonly world?: World;
   readonly evaluator: HealthEvaluator;
   /**
    * Simulated seconds after which a run that has not finished is reported as stalled.
@@ -37,6 +49,13 @@ export interface BringUpOutcome {
   readonly message: string;
   readonly at: number;
   readonly timeline: readonly TimelineEvent[];
+  /**
+   * The final state of the objects that explain a failure, as `kubectl get` and the Jobs' logs show them: every CNPG
+   * Cluster that is not Ready or whose WAL archiving fails. Empty when there is none.
+   */
+  readonly finalState: readonly string[];
+  /** The World as the run left it, for a second bring-up on the same cluster. */
+  readonly world: World;
 }
 
 const CM_HEALTH = 'resource.customizations.health.';
@@ -105,7 +124,7 @@ export function simulateBringUp(input: SimulationInput, options: SimulationOptio
 }
 
 class BringUp {
-  private readonly clock = new SimClock();
+  private readonly clock: SimClock;
   private readonly events: TimelineEvent[] = [];
   private readonly world: World;
   private readonly checks: Map<string, string>;
@@ -117,11 +136,14 @@ class BringUp {
   private readonly distPrefix: string;
 
   constructor(private readonly input: SimulationInput, private readonly options: SimulationOptions) {
-    this.world = new World(options.faults ?? {});
+    this.world = options.world ?? new World(options.faults ?? {}, options.surroundings);
+    if (options.world) this.world.faults = options.faults ?? {};
+    this.clock = new SimClock(this.world.now);
+    this.world.log = (source, message) => this.log(source, message);
     this.checks = generatedHealthChecks(input.tree);
     this.syncTimeout = controllerSyncTimeout(input.tree);
     this.healthPersisted = cmdParam(input.tree, 'controller.resource.health.persist') === 'true';
-    this.horizon = options.horizonSeconds ?? 3600;
+    this.horizon = this.clock.now + (options.horizonSeconds ?? 3600);
     this.tick = options.tickSeconds ?? 5;
     const root = docs(input.tree.get('argocd/root/root.yaml') ?? '')[0];
     const rootPath = String(root?.spec?.source?.path ?? '');
@@ -134,7 +156,7 @@ class BringUp {
 
   private end(state: BringUpOutcome['state'], where: string, message: string): BringUpOutcome {
     this.log(where, `${state}: ${message}`);
-    return { state, where, message, at: this.clock.now, timeline: [...this.events] };
+    return { state, where, message, at: this.clock.now, timeline: [...this.events], finalState: this.world.problems(), world: this.world };
   }
 
   private advance(): void {
@@ -159,7 +181,12 @@ class BringUp {
           return this.end('Failed', where, `Secret ${pre.namespace}/${pre.name} is missing: ${pre.hint}`);
         }
       }
+      // bootstrap.sh deletes a wait Job before applying it again (delete_job), so a re-run waits afresh.
+      for (const w of p.step.waits) if (w.kind === 'job-complete') this.world.delete('Job', w.namespace, w.job);
       for (const obj of p.objects) this.world.apply(obj, this.clock.now);
+      for (const url of p.step.kustomization?.remoteResources ?? []) {
+        for (const obj of remoteManifestObjects(url)) this.world.apply(obj, this.clock.now);
+      }
       for (const w of p.step.waits) this.impliedObjects(w);
       const release = p.step.helmRelease;
       // One verb for every step, so a timeline reads (and is searched) the same whatever the step is.

@@ -4,6 +4,13 @@
  * controllers' sources (cited); timings are illustrative, not measured.
  */
 
+import {
+  ArchiveLocation, CNPG_OPERATOR_NAMESPACE, failedJobReason, failingJobAttempts, nonEmptyArchiveError, nonEmptyArchiveLog,
+  PHASE_FAILURE_PLUGIN, PHASE_UNKNOWN_PLUGIN, PHASE_UNRECOVERABLE, PLUGIN_CLIENT_SECRET_ANNOTATION, PLUGIN_NAME_LABEL,
+  PLUGIN_PORT_ANNOTATION, PLUGIN_SERVER_SECRET_ANNOTATION, pluginsNeeded, pluginUnreachableReason, RECOVERY_ATTEMPT_SECONDS,
+  RECOVERY_SECONDS, recoveryJobName, recoverySource, sameLocation, Surroundings, unknownPluginReason, walArchiveTarget,
+} from './barman-cloud';
+
 type Obj = Record<string, any>;
 
 /** Faults a scenario injects into the simulated cluster and its surroundings. */
@@ -20,6 +27,17 @@ export interface Faults {
   readonly unreachableChartRepos?: readonly { readonly url: string; readonly message: string }[];
   /** Secrets that were never created (`namespace/name`). */
   readonly missingSecrets?: readonly string[];
+  /** Server names whose archive holds no base backup (never written, expired by retention, or deleted). */
+  readonly serverNamesWithoutBackups?: readonly string[];
+  /** Server names whose WAL archive already holds WAL files, written by a cluster that no longer exists. */
+  readonly nonEmptyWalArchives?: readonly string[];
+  /** Object-store endpoints (`endpointURL`) that cannot be reached, with what barman-cloud prints. */
+  readonly unreachableObjectStores?: readonly { readonly endpointURL: string; readonly message: string }[];
+  /**
+   * CNPG-I plugins the operator never registers although their Service is applied (e.g. a kustomize patch that drops
+   * the `cnpg.io/pluginName` label); a plugin whose install step is missing altogether needs no fault.
+   */
+  readonly unregisteredPlugins?: readonly string[];
 }
 
 /** A live object and when it was created. */
@@ -29,6 +47,27 @@ export interface LiveObject {
   readonly createdAt: number;
   /** Status the scripted controller set, recomputed every tick. */
   status?: Obj;
+  /** What a controller remembers about the object beyond its status (a Cluster's bootstrap, once it ran). */
+  memory?: ClusterMemory;
+}
+
+/**
+ * What CNPG has done for a Cluster. Set when the operator starts creating the first primary and never recomputed
+ * from a later manifest: the bootstrap runs only while `status.instances` is 0 (cnpg
+ * internal/controller/cluster_controller.go:1102-1104) and `createPrimaryInstance` refuses once the cluster is
+ * initialized (internal/controller/cluster_create.go:1140-1165). A re-applied Cluster with another `bootstrap`
+ * therefore never restores again.
+ */
+export interface ClusterMemory {
+  readonly bootstrap: 'initdb' | 'recovery';
+  /** When the primary's instance-creation Job started. */
+  readonly startedAt: number;
+  /** Why the full-recovery Job's pods fail, decided when it starts (the object store does not change meanwhile). */
+  readonly recoveryError?: { readonly message: string; readonly log: string };
+  /** Failed attempts of the full-recovery Job already reported. */
+  failedAttempts: number;
+  /** The outcome of the first WAL archive: undefined until the primary runs, then the error or '' for success. */
+  archiveError?: string;
 }
 
 /** Seconds CNPG needs to set up the primary, then each replica (illustrative). */
@@ -39,11 +78,27 @@ export const ROLLOUT_SECONDS = 30;
 
 const key = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
 
+/** Reports what a controller did, for the timeline. */
+export type ControllerLog = (source: string, message: string) => void;
+
 /** The simulated cluster: live objects and the controllers that move their status. */
 export class World {
   private readonly objects = new Map<string, LiveObject>();
+  /** Archives written during the simulation, by the uid of the cluster that wrote them. */
+  private readonly written: { readonly location: ArchiveLocation; readonly writer: string }[] = [];
+  /** Registration state last reported per plugin, so the timeline shows changes only. */
+  private readonly pluginReports = new Map<string, string>();
+  private lastReconciled = 0;
+  private nextUid = 1;
+  /** Where controllers report; a bring-up points it at its timeline. */
+  public log: ControllerLog = () => undefined;
 
-  constructor(public readonly faults: Faults) {}
+  constructor(public faults: Faults, public readonly surroundings: Surroundings = { archives: [] }) {}
+
+  /** Simulated seconds of the last reconcile: a second bring-up on this World continues from here. */
+  public get now(): number {
+    return this.lastReconciled;
+  }
 
   public static keyOf(obj: Obj): string {
     return key(obj.kind, obj.metadata?.namespace, obj.metadata?.name);
@@ -60,9 +115,20 @@ export class World {
       existing.manifest = { ...manifest, metadata: { ...manifest.metadata, generation } };
       return existing;
     }
-    const live: LiveObject = { manifest: { ...manifest, metadata: { generation: 1, ...manifest.metadata } }, createdAt: now };
+    const uid = `uid-${this.nextUid++}`;
+    const live: LiveObject = { manifest: { ...manifest, metadata: { generation: 1, ...manifest.metadata, uid } }, createdAt: now };
     this.objects.set(k, live);
     return live;
+  }
+
+  /** Deletes an object (the runbook deletes a wait Job before it re-applies it). */
+  public delete(kind: string, namespace: string | undefined, name: string): void {
+    this.objects.delete(key(kind, namespace, name));
+  }
+
+  public list(kind: string, namespace?: string): LiveObject[] {
+    return [...this.objects.values()]
+      .filter((o) => o.manifest.kind === kind && (namespace === undefined || o.manifest.metadata?.namespace === namespace));
   }
 
   public get(kind: string, namespace: string | undefined, name: string): LiveObject | undefined {
@@ -73,6 +139,27 @@ export class World {
     return !(this.faults.missingSecrets ?? []).includes(`${namespace}/${name}`);
   }
 
+  /**
+   * The CNPG Clusters that are not Ready or whose WAL archiving fails, each as one line: phase and reason, the
+   * failing conditions, and the log of a failed instance-creation Job. Deterministic (sorted).
+   */
+  public problems(): string[] {
+    return this.list('Cluster').filter((o) => isCnpg(o.manifest)).flatMap((o) => {
+      const st = o.status ?? {};
+      const conditions = (st.conditions ?? []) as Obj[];
+      const failing = conditions.filter((c) => c.status === 'False');
+      if (failing.length === 0 && st.phase === 'Cluster in healthy state') return [];
+      const { namespace, name } = o.manifest.metadata;
+      const parts = [`Cluster ${namespace}/${name}: ${st.phase ?? '(no status)'}${st.phaseReason ? `: ${st.phaseReason}` : ''}`];
+      for (const c of failing) if (c.type !== 'Ready') parts.push(`${c.type}=False (${c.reason}): ${c.message}`);
+      const failed = o.memory?.recoveryError;
+      if (failed && (o.memory?.failedAttempts ?? 0) > 0) {
+        parts.push(`logs of job/${recoveryJobName(name)}: ${recoveryLog(failed)}`);
+      }
+      return [parts.join('; ')];
+    }).sort();
+  }
+
   /** The object with its current status, as `kubectl get -o json` would show it. */
   public view(live: LiveObject): Obj {
     return live.status === undefined ? live.manifest : { ...live.manifest, status: live.status };
@@ -80,9 +167,11 @@ export class World {
 
   /** Moves every controller forward to `now`. Order matters only within one tick: Clusters before Databases. */
   public reconcile(now: number): void {
+    this.lastReconciled = now;
     const all = [...this.objects.values()];
-    for (const o of all) if (o.manifest.kind === 'Cluster') o.status = this.clusterStatus(o, now);
+    // Deployments first: a Cluster's plugins are reachable only once the plugin's Deployment is available.
     for (const o of all) if (o.manifest.kind === 'Deployment') o.status = this.deploymentStatus(o, now);
+    for (const o of all) if (o.manifest.kind === 'Cluster' && isCnpg(o.manifest)) o.status = this.clusterStatus(o, now);
     for (const o of all) if (o.manifest.kind === 'StatefulSet') o.status = rolledOut(o, now) ? { readyReplicas: 1, updatedReplicas: 1 } : {};
     for (const o of all) if (o.manifest.kind === 'Database') this.reconcileDatabase(o, now);
     for (const o of all) if (o.manifest.kind === 'Job') o.status = this.jobStatus(o, now);
@@ -93,25 +182,198 @@ export class World {
    * new replica", :730 "Cluster in healthy state", :766 "Invalid cluster definition") and the `Ready` condition
    * derived from the phase (pkg/resources/status/transactions.go:34-56: True with reason ClusterIsReady only in
    * the healthy phase). An invalid definition sets phase, phaseReason and Ready=False (api/v1/cluster_funcs.go:1652-1665,
-   * `SetAdmissionError`). Instance bootstrap runs in-process; its failures would show as Pod restarts and phases,
-   * never as a Job anything waits on.
+   * `SetAdmissionError`). Before anything else the operator loads the Cluster's plugins and stops there, requeueing,
+   * while one is unknown or unreachable (internal/controller/cluster_controller.go:226-259). The first primary is
+   * created by an instance-creation Job, `initdb` or, with `bootstrap.recovery`, a full-recovery Job whose restore
+   * the plugin performs (internal/controller/cluster_create.go:1167-1229, :1264-1299).
    */
   private clusterStatus(o: LiveObject, now: number): Obj {
     const name = o.manifest.metadata.name as string;
+    const ns = o.manifest.metadata.namespace as string;
     const notReady = { type: 'Ready', status: 'False', reason: 'ClusterIsNotReady', message: 'Cluster Is Not Ready' };
     const invalid = (this.faults.invalidClusters ?? []).find((c) => c.cluster === name);
     if (invalid) return { phase: 'Invalid cluster definition', phaseReason: invalid.reason, conditions: [notReady] };
-    const age = now - o.createdAt;
-    const instances = (o.manifest.spec?.instances as number | undefined) ?? 1;
-    if (age < CNPG_PRIMARY_SECONDS) return { phase: 'Setting up primary', phaseReason: '', conditions: [notReady] };
-    const replicasDone = Math.floor((age - CNPG_PRIMARY_SECONDS) / CNPG_REPLICA_SECONDS);
-    if (replicasDone < instances - 1) {
-      return { phase: 'Creating a new replica', phaseReason: `Creating replica ${name}-${replicasDone + 2}`, conditions: [notReady] };
+    for (const plugin of pluginsNeeded(o.manifest)) {
+      const problem = this.pluginProblem(plugin);
+      this.reportPlugin(plugin, problem);
+      if (problem) {
+        this.logOnce(o, 'cnpg', `Cluster ${ns}/${name}: ${problem.phase}: ${problem.reason}`);
+        return { ...o.status, phase: problem.phase, phaseReason: problem.reason, conditions: [notReady] };
+      }
     }
+    if (!o.memory) {
+      const recovery = o.manifest.spec?.bootstrap?.recovery !== undefined;
+      o.memory = { bootstrap: recovery ? 'recovery' : 'initdb', startedAt: now, failedAttempts: 0, recoveryError: recovery ? this.restoreError(o) : undefined };
+      const source = recoverySource(o.manifest);
+      this.log('cnpg', `Cluster ${ns}/${name}: creating primary instance ${name}-1 (` + (recovery
+        ? `Job ${recoveryJobName(name)} restores ${source ? `server ${source.serverName} through ObjectStore ${source.objectStore}` : 'a backup'})`
+        : 'initdb)'));
+    } else if (o.memory.bootstrap === 'initdb' && o.manifest.spec?.bootstrap?.recovery !== undefined) {
+      this.logOnce(o, 'cnpg', `Cluster ${ns}/${name}: spec.bootstrap.recovery ignored: the cluster already has instances, bootstrap runs only at creation`);
+    }
+    const m = o.memory;
+    const creating = { phase: 'Setting up primary', phaseReason: `Creating primary instance ${name}-1` }; // cluster_create.go:1207-1208
+    let primaryReadyAt = m.startedAt + CNPG_PRIMARY_SECONDS;
+    if (m.bootstrap === 'recovery') {
+      if (m.recoveryError) return this.failingRecovery(o, now, m.recoveryError, creating, notReady);
+      primaryReadyAt = m.startedAt + RECOVERY_SECONDS;
+      if (now >= primaryReadyAt) this.logOnce(o, 'cnpg', `Job ${ns}/${recoveryJobName(name)} completed: the primary ${name}-1 was restored from the backup`);
+    }
+    if (now < primaryReadyAt) return { ...creating, conditions: [notReady] };
+    const archiving = this.archivingCondition(o);
+    const instances = (o.manifest.spec?.instances as number | undefined) ?? 1;
+    const replicasDone = Math.floor((now - primaryReadyAt) / CNPG_REPLICA_SECONDS);
+    if (replicasDone < instances - 1) {
+      return { phase: 'Creating a new replica', phaseReason: `Creating replica ${name}-${replicasDone + 2}`, instances: replicasDone + 1, conditions: [notReady, ...archiving] };
+    }
+    this.logOnce(o, 'cnpg', `Cluster ${ns}/${name}: Cluster in healthy state`);
     return {
-      phase: 'Cluster in healthy state', phaseReason: '', currentPrimary: `${name}-1`, targetPrimary: `${name}-1`,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: 'Cluster is Ready' }],
+      phase: 'Cluster in healthy state', phaseReason: '', instances, currentPrimary: `${name}-1`, targetPrimary: `${name}-1`,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: 'Cluster is Ready' }, ...archiving],
     };
+  }
+
+  /**
+   * A full-recovery Job whose pods fail: the Job controller retries until its back-off limit, then the operator
+   * reports the failed instance-creation Job as the unrecoverable phase (barman-cloud.ts: failedJobReason). The
+   * cause is in the Job's log, which the timeline shows for each failed attempt.
+   */
+  private failingRecovery(o: LiveObject, now: number, error: { message: string; log: string }, creating: Obj, notReady: Obj): Obj {
+    const m = o.memory as ClusterMemory;
+    const { name, namespace } = o.manifest.metadata;
+    const job = recoveryJobName(name);
+    const ends = failingJobAttempts().map((start) => m.startedAt + start + RECOVERY_ATTEMPT_SECONDS);
+    while (m.failedAttempts < ends.length && now >= ends[m.failedAttempts]) {
+      m.failedAttempts += 1;
+      this.log(`job/${job}`, `pod ${m.failedAttempts} of ${ends.length} failed: ${recoveryLog(error)}`);
+    }
+    const status: Obj = { ...creating, conditions: [notReady] };
+    if (m.failedAttempts < ends.length) return status;
+    this.logOnce(o, 'cnpg', `Cluster ${namespace}/${name}: ${PHASE_UNRECOVERABLE}: ${failedJobReason(job)}`);
+    return { ...status, phase: PHASE_UNRECOVERABLE, phaseReason: failedJobReason(job) };
+  }
+
+  /**
+   * Why the plugin's Restore fails for this cluster, in the order it checks (plugin internal/cnpgi/restore/restore.go:88-166):
+   * the ObjectStores exist; when the cluster also archives, its own destination must be empty (restore.go:105-120,
+   * :249-298; CNPG 1.30 sends no decision, so the check runs unless the skip annotation is set); the recovery
+   * server name must hold a backup (restore.go:363-413: the catalog from barman-cloud-backup-list, "no target backup
+   * found" when none fits).
+   */
+  private restoreError(o: LiveObject): { message: string; log: string } | undefined {
+    const ns = o.manifest.metadata.namespace as string;
+    const source = recoverySource(o.manifest);
+    if (!source) return undefined;
+    const store = (n: string) => this.get('ObjectStore', ns, n);
+    const notFound = (n: string) => ({ message: `objectstores.barmancloud.cnpg.io "${n}" not found`, log: `restore: ObjectStore ${ns}/${n} not found` });
+    const sourceStore = store(source.objectStore);
+    if (!sourceStore) return notFound(source.objectStore);
+    const target = walArchiveTarget(o.manifest);
+    if (target) {
+      const targetStore = store(target.objectStore);
+      if (!targetStore) return notFound(target.objectStore);
+      const err = this.archiveCheck(targetStore, target.serverName, o);
+      if (err) return err;
+    }
+    const down = this.unreachable(sourceStore);
+    // barman-cloud pkg/command/backuplist.go:84-97: the command's exit status, its stderr only in the log.
+    if (down) return { message: 'exit status 1', log: `Can't extract backup id (barman-cloud-backup-list): ${down}` };
+    const location = { destinationPath: sourceStore.manifest.spec?.configuration?.destinationPath ?? '', serverName: source.serverName };
+    const hasBackup = this.surroundings.archives.some((a) => sameLocation(a, location))
+      && !(this.faults.serverNamesWithoutBackups ?? []).includes(source.serverName);
+    if (!hasBackup) return { message: 'no target backup found', log: `Downloaded backup catalog: server ${source.serverName} has no backups` };
+    return undefined;
+  }
+
+  /** barman-cloud-check-wal-archive against a destination (barman-cloud.ts: nonEmptyArchiveError). */
+  private archiveCheck(store: LiveObject, serverName: string, cluster: LiveObject): { message: string; log: string } | undefined {
+    const down = this.unreachable(store);
+    if (down) return { message: nonEmptyArchiveError(), log: down };
+    const location = { destinationPath: store.manifest.spec?.configuration?.destinationPath ?? '', serverName };
+    const uid = cluster.manifest.metadata.uid as string;
+    const nonEmpty = (this.faults.nonEmptyWalArchives ?? []).includes(serverName)
+      || this.surroundings.archives.some((a) => sameLocation(a, location))
+      || this.written.some((w) => sameLocation(w.location, location) && w.writer !== uid);
+    return nonEmpty ? { message: nonEmptyArchiveError(), log: nonEmptyArchiveLog(serverName) } : undefined;
+  }
+
+  private unreachable(store: LiveObject): string | undefined {
+    const url = store.manifest.spec?.configuration?.endpointURL as string | undefined;
+    return (this.faults.unreachableObjectStores ?? []).find((u) => u.endpointURL === url)?.message;
+  }
+
+  /**
+   * The `ContinuousArchiving` condition once the primary runs: its first archive_command checks the destination
+   * while the `.check-empty-wal-archive` marker is in PGDATA (plugin internal/cnpgi/common/wal.go:147-178), and a
+   * failure is reported as the condition False with reason ContinuousArchivingFailing and the error as message
+   * (cnpg internal/cmd/manager/walarchive/cmd.go:65-80, pkg/management/postgres/webserver/local.go:245-263). The
+   * instance keeps running: PostgreSQL retries archive_command and keeps the WAL.
+   */
+  private archivingCondition(o: LiveObject): Obj[] {
+    const target = walArchiveTarget(o.manifest);
+    if (!target) return [];
+    const m = o.memory as ClusterMemory;
+    if (m.archiveError === undefined) {
+      const store = this.get('ObjectStore', o.manifest.metadata.namespace, target.objectStore);
+      // A restored primary already passed the check in its full-recovery Job; a new one checks on its first archive.
+      const err = !store
+        ? { message: `objectstores.barmancloud.cnpg.io "${target.objectStore}" not found`, log: '' }
+        : m.bootstrap === 'recovery' ? undefined : this.archiveCheck(store, target.serverName, o);
+      m.archiveError = err ? `rpc error: code = Unknown desc = ${err.message}` : '';
+      const { name, namespace } = o.manifest.metadata;
+      if (err) this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} failed: ${err.log ? `${err.log}; ` : ''}${m.archiveError}`);
+      else if (store) {
+        this.written.push({ location: { destinationPath: store.manifest.spec?.configuration?.destinationPath ?? '', serverName: target.serverName }, writer: o.manifest.metadata.uid });
+        this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} works`);
+      }
+    }
+    return [m.archiveError
+      ? { type: 'ContinuousArchiving', status: 'False', reason: 'ContinuousArchivingFailing', message: m.archiveError }
+      : { type: 'ContinuousArchiving', status: 'True', reason: 'ContinuousArchivingSuccess', message: 'Continuous archiving is working' }];
+  }
+
+  /**
+   * Whether the operator can use a plugin. It registers a plugin from a Service in its namespace with the
+   * `cnpg.io/pluginName` label and the client-secret, server-secret and port annotations (plugin_predicates.go:45-72),
+   * once both TLS Secrets can be read (plugin_controller.go:148-180; a failure forgets the plugin, :126-130).
+   * Registration only creates a connection pool (repository/setup.go:122-152); each reconcile then acquires and pings
+   * a connection (repository/connection.go:56-90), which needs the plugin's pods to serve.
+   */
+  private pluginProblem(plugin: string): { phase: string; reason: string } | undefined {
+    const unknown = { phase: PHASE_UNKNOWN_PLUGIN, reason: unknownPluginReason(plugin) };
+    if ((this.faults.unregisteredPlugins ?? []).includes(plugin)) return unknown;
+    const service = this.list('Service', CNPG_OPERATOR_NAMESPACE).map((s) => s.manifest).find((s) => {
+      const a = s.metadata?.annotations ?? {};
+      return s.metadata?.labels?.[PLUGIN_NAME_LABEL] === plugin
+        && [PLUGIN_CLIENT_SECRET_ANNOTATION, PLUGIN_SERVER_SECRET_ANNOTATION, PLUGIN_PORT_ANNOTATION].every((k) => k in a);
+    });
+    if (!service) return unknown;
+    const a = service.metadata.annotations;
+    const secrets = [a[PLUGIN_SERVER_SECRET_ANNOTATION], a[PLUGIN_CLIENT_SECRET_ANNOTATION]] as string[];
+    if (!secrets.every((n) => this.secretExists(CNPG_OPERATOR_NAMESPACE, n))) return unknown;
+    const selector = (service.spec?.selector ?? {}) as Record<string, string>;
+    const serving = this.list('Deployment', CNPG_OPERATOR_NAMESPACE).some((d) => {
+      const labels = (d.manifest.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
+      return Object.entries(selector).every(([k, v]) => labels[k] === v) && (d.status?.availableReplicas ?? 0) > 0;
+    });
+    return serving ? undefined : { phase: PHASE_FAILURE_PLUGIN, reason: pluginUnreachableReason(service, a[PLUGIN_PORT_ANNOTATION]) };
+  }
+
+  /** The operator's plugin events (plugin_controller.go:282-284 "Successfully registered plugin %s at %s"), on change. */
+  private reportPlugin(plugin: string, problem: { phase: string } | undefined): void {
+    const state = problem?.phase ?? 'registered';
+    if (this.pluginReports.get(plugin) === state) return;
+    this.pluginReports.set(plugin, state);
+    if (!problem) this.log('cnpg', `plugin ${plugin} registered and serving`);
+  }
+
+  /** Logs a message once per object and text. */
+  private logOnce(o: LiveObject, source: string, message: string): void {
+    const seen = (o as LiveObject & { logged?: Set<string> }).logged ?? new Set<string>();
+    (o as LiveObject & { logged?: Set<string> }).logged = seen;
+    if (seen.has(message)) return;
+    seen.add(message);
+    this.log(source, message);
   }
 
   /**
@@ -143,7 +405,12 @@ export class World {
   private deploymentStatus(o: LiveObject, now: number): Obj {
     const { namespace, name } = o.manifest.metadata;
     const replicas = o.manifest.spec?.replicas ?? 1;
-    const stuck = (this.faults.neverReadyDeployments ?? []).find((d) => d.namespace === namespace && d.name === name);
+    // A pod that mounts a Secret that does not exist never starts (the kubelet's MountVolume error; Kubernetes'
+    // wording, not taken from a source fetched here).
+    const missingVolume = ((o.manifest.spec?.template?.spec?.volumes ?? []) as Obj[])
+      .find((v) => v.secret?.secretName && !this.secretExists(namespace, v.secret.secretName));
+    const stuck = (this.faults.neverReadyDeployments ?? []).find((d) => d.namespace === namespace && d.name === name)
+      ?? (missingVolume ? { reason: `MountVolume.SetUp failed for volume "${missingVolume.name}" : secret "${missingVolume.secret.secretName}" not found` } : undefined);
     if (stuck) {
       const deadline = o.manifest.spec?.progressDeadlineSeconds ?? 600;
       const exceeded = now - o.createdAt >= deadline;
@@ -185,6 +452,19 @@ export class World {
     }
     return { active: 1 };
   }
+}
+
+/**
+ * A failed full-recovery pod's log: barman's output, then the restore subcommand's error (cnpg
+ * internal/cmd/manager/instance/restore/restore.go:62-63) around the plugin's gRPC error.
+ */
+function recoveryLog(error: { message: string; log: string }): string {
+  return `${error.log}; while restoring cluster: rpc error: code = Unknown desc = ${error.message}`;
+}
+
+/** A CNPG Cluster (not another group's kind named Cluster). */
+function isCnpg(manifest: Obj): boolean {
+  return String(manifest.apiVersion ?? '').startsWith('postgresql.cnpg.io/');
 }
 
 function rolledOut(o: LiveObject, now: number): boolean {

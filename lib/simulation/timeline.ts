@@ -9,7 +9,8 @@ export interface TimelineEvent {
 
 /** A simulated clock: time only moves when the simulation advances it; nothing sleeps. */
 export class SimClock {
-  private seconds = 0;
+  /** @param seconds where the clock starts: 0, or where a previous run on the same World stopped. */
+  constructor(private seconds = 0) {}
 
   public get now(): number {
     return this.seconds;
