@@ -86,8 +86,8 @@ export class World {
   private readonly objects = new Map<string, LiveObject>();
   /** Archives written during the simulation, by the uid of the cluster that wrote them. */
   private readonly written: { readonly location: ArchiveLocation; readonly writer: string }[] = [];
-  /** Registration state last reported per plugin, so the timeline shows changes only. */
-  private readonly pluginReports = new Map<string, string>();
+  /** Plugins whose registration the timeline reported. */
+  private readonly registered = new Set<string>();
   private lastReconciled = 0;
   private nextUid = 1;
   /** Where controllers report; a bring-up points it at its timeline. */
@@ -171,6 +171,7 @@ export class World {
     const all = [...this.objects.values()];
     // Deployments first: a Cluster's plugins are reachable only once the plugin's Deployment is available.
     for (const o of all) if (o.manifest.kind === 'Deployment') o.status = this.deploymentStatus(o, now);
+    this.reportRegistrations();
     for (const o of all) if (o.manifest.kind === 'Cluster' && isCnpg(o.manifest)) o.status = this.clusterStatus(o, now);
     for (const o of all) if (o.manifest.kind === 'StatefulSet') o.status = rolledOut(o, now) ? { readyReplicas: 1, updatedReplicas: 1 } : {};
     for (const o of all) if (o.manifest.kind === 'Database') this.reconcileDatabase(o, now);
@@ -195,7 +196,6 @@ export class World {
     if (invalid) return { phase: 'Invalid cluster definition', phaseReason: invalid.reason, conditions: [notReady] };
     for (const plugin of pluginsNeeded(o.manifest)) {
       const problem = this.pluginProblem(plugin);
-      this.reportPlugin(plugin, problem);
       if (problem) {
         this.logOnce(o, 'cnpg', `Cluster ${ns}/${name}: ${problem.phase}: ${problem.reason}`);
         return { ...o.status, phase: problem.phase, phaseReason: problem.reason, conditions: [notReady] };
@@ -276,8 +276,9 @@ export class World {
       if (err) return err;
     }
     const down = this.unreachable(sourceStore);
-    // barman-cloud pkg/command/backuplist.go:84-97: the command's exit status, its stderr only in the log.
-    if (down) return { message: 'exit status 1', log: `Can't extract backup id (barman-cloud-backup-list): ${down}` };
+    // barman-cloud pkg/command/backuplist.go:84-97: the command's exit status, its stderr only in the log (barman's
+    // error line; its wording is not taken from a source fetched here).
+    if (down) return { message: 'exit status 1', log: `ERROR: Barman cloud backup list exception: ${down}` };
     const location = { destinationPath: sourceStore.manifest.spec?.configuration?.destinationPath ?? '', serverName: source.serverName };
     const hasBackup = this.surroundings.archives.some((a) => sameLocation(a, location))
       && !(this.faults.serverNamesWithoutBackups ?? []).includes(source.serverName);
@@ -288,7 +289,8 @@ export class World {
   /** barman-cloud-check-wal-archive against a destination (barman-cloud.ts: nonEmptyArchiveError). */
   private archiveCheck(store: LiveObject, serverName: string, cluster: LiveObject): { message: string; log: string } | undefined {
     const down = this.unreachable(store);
-    if (down) return { message: nonEmptyArchiveError(), log: down };
+    // barman's error line for an exception of the check (barman's wording, not taken from a source fetched here).
+    if (down) return { message: nonEmptyArchiveError(), log: `ERROR: Barman cloud WAL archive check exception: ${down}` };
     const location = { destinationPath: store.manifest.spec?.configuration?.destinationPath ?? '', serverName };
     const uid = cluster.manifest.metadata.uid as string;
     const nonEmpty = (this.faults.nonEmptyWalArchives ?? []).includes(serverName)
@@ -313,16 +315,19 @@ export class World {
     const target = walArchiveTarget(o.manifest);
     if (!target) return [];
     const m = o.memory as ClusterMemory;
+    const store = this.get('ObjectStore', o.manifest.metadata.namespace, target.objectStore);
+    if (!store) {
+      // archive_command fails and PostgreSQL retries it, so archiving starts once the ObjectStore exists.
+      const message = `rpc error: code = Unknown desc = objectstores.barmancloud.cnpg.io "${target.objectStore}" not found`;
+      return [{ type: 'ContinuousArchiving', status: 'False', reason: 'ContinuousArchivingFailing', message }];
+    }
     if (m.archiveError === undefined) {
-      const store = this.get('ObjectStore', o.manifest.metadata.namespace, target.objectStore);
       // A restored primary already passed the check in its full-recovery Job; a new one checks on its first archive.
-      const err = !store
-        ? { message: `objectstores.barmancloud.cnpg.io "${target.objectStore}" not found`, log: '' }
-        : m.bootstrap === 'recovery' ? undefined : this.archiveCheck(store, target.serverName, o);
+      const err = m.bootstrap === 'recovery' ? undefined : this.archiveCheck(store, target.serverName, o);
       m.archiveError = err ? `rpc error: code = Unknown desc = ${err.message}` : '';
       const { name, namespace } = o.manifest.metadata;
-      if (err) this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} failed: ${err.log ? `${err.log}; ` : ''}${m.archiveError}`);
-      else if (store) {
+      if (err) this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} failed: ${err.log}; ${m.archiveError}`);
+      else {
         this.written.push({ location: { destinationPath: store.manifest.spec?.configuration?.destinationPath ?? '', serverName: target.serverName }, writer: o.manifest.metadata.uid });
         this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} works`);
       }
@@ -359,12 +364,19 @@ export class World {
     return serving ? undefined : { phase: PHASE_FAILURE_PLUGIN, reason: pluginUnreachableReason(service, a[PLUGIN_PORT_ANNOTATION]) };
   }
 
-  /** The operator's plugin events (plugin_controller.go:282-284 "Successfully registered plugin %s at %s"), on change. */
-  private reportPlugin(plugin: string, problem: { phase: string } | undefined): void {
-    const state = problem?.phase ?? 'registered';
-    if (this.pluginReports.get(plugin) === state) return;
-    this.pluginReports.set(plugin, state);
-    if (!problem) this.log('cnpg', `plugin ${plugin} registered and serving`);
+  /**
+   * The operator's plugin controller: a plugin Service whose TLS Secrets can be read is registered, with the event
+   * "Successfully registered plugin %s at %s" (plugin_controller.go:257-285), whether or not its pods serve yet.
+   */
+  private reportRegistrations(): void {
+    for (const s of this.list('Service', CNPG_OPERATOR_NAMESPACE).map((x) => x.manifest)) {
+      const plugin = s.metadata?.labels?.[PLUGIN_NAME_LABEL] as string | undefined;
+      if (!plugin || this.pluginProblem(plugin)?.phase === PHASE_UNKNOWN_PLUGIN) continue;
+      if (this.registered.has(plugin)) continue;
+      this.registered.add(plugin);
+      const address = `${s.metadata.name}.${s.metadata.namespace}.svc:${s.metadata.annotations[PLUGIN_PORT_ANNOTATION]}`;
+      this.log('cnpg', `Successfully registered plugin ${plugin} at ${address}`);
+    }
   }
 
   /** Logs a message once per object and text. */

@@ -1,4 +1,5 @@
 export * from './argocd-sync';
+export * from './barman-cloud';
 export * from './bring-up';
 export * from './controllers';
 export * from './health';

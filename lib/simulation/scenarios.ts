@@ -1,7 +1,11 @@
 import { parseAllDocuments } from 'yaml';
 import { Faults } from './controllers';
-import { SimulationInput } from './bring-up';
+import { BringUpOutcome, simulateBringUp, SimulationInput, SimulationOptions } from './bring-up';
 import { syncWave } from './argocd-sync';
+import {
+  ArchiveLocation, BARMAN_CLOUD_PLUGIN, CNPG_OPERATOR_NAMESPACE, PHASE_UNKNOWN_PLUGIN, PHASE_UNRECOVERABLE, PLUGIN_NAME_LABEL, pluginsNeeded,
+  recoverySource, remoteManifestObjects, Surroundings, walArchiveTarget,
+} from './barman-cloud';
 
 type Obj = Record<string, any>;
 
@@ -12,6 +16,46 @@ export interface Scenario {
   readonly faults: Faults;
   /** What the final state's message must contain; undefined for the happy path. */
   readonly cause?: string;
+  /**
+   * What object storage holds before the bring-up.
+   * @default - nothing
+   */
+  readonly surroundings?: Surroundings;
+  /**
+   * Text the outcome's `finalState` must contain: the root cause as the operator, the plugin or barman reports it,
+   * where the runbook's or Argo CD's own message only names the phase.
+   * @default - none
+   */
+  readonly evidence?: string;
+  /**
+   * How the bring-up must end.
+   * @default - 'Healthy' without a cause, 'Failed' or 'Degraded' with one
+   */
+  readonly endsIn?: BringUpOutcome['state'];
+  /**
+   * A second bring-up on the World the first one left, with these faults: a re-run of the runbook on a live cluster.
+   * The scenario's cause, evidence and end state are the second run's.
+   * @default - one bring-up
+   */
+  readonly secondRun?: { readonly faults: Faults };
+}
+
+/** The end states a scenario accepts. */
+export function expectedStates(s: Scenario): BringUpOutcome['state'][] {
+  if (s.endsIn) return [s.endsIn];
+  return s.cause === undefined ? ['Healthy'] : ['Failed', 'Degraded'];
+}
+
+/** The outcome of a scenario, with the first run's when it has a second one. */
+export interface ScenarioOutcome extends BringUpOutcome {
+  readonly firstRun?: BringUpOutcome;
+}
+
+/** Runs a scenario: one bring-up, or two on the same World when it has a `secondRun`. */
+export function simulateScenario(input: SimulationInput, s: Scenario, options: Omit<SimulationOptions, 'faults' | 'surroundings' | 'world'>): ScenarioOutcome {
+  const first = simulateBringUp(input, { ...options, faults: s.faults, surroundings: s.surroundings });
+  if (!s.secondRun) return first;
+  return { ...simulateBringUp(input, { ...options, faults: s.secondRun.faults, world: first.world }), firstRun: first };
 }
 
 function allObjects(input: SimulationInput): { obj: Obj; phase0: boolean }[] {
@@ -27,12 +71,28 @@ function allObjects(input: SimulationInput): { obj: Obj; phase0: boolean }[] {
   return out;
 }
 
+/**
+ * The archives the output's restores read: for each Cluster recovering through the Barman Cloud plugin, the server
+ * name of its recovery source under its ObjectStore's destinationPath. What a lost homelab left in object storage.
+ */
+export function backupsLeftBehind(input: SimulationInput): Surroundings {
+  const objs = allObjects(input).map((o) => o.obj);
+  const archives: ArchiveLocation[] = [];
+  for (const c of objs.filter((o) => o.kind === 'Cluster')) {
+    const source = recoverySource(c);
+    const store = source && objs.find((o) => o.kind === 'ObjectStore' && o.metadata?.namespace === c.metadata.namespace && o.metadata?.name === source.objectStore);
+    if (source && store) archives.push({ destinationPath: store.spec?.configuration?.destinationPath ?? '', serverName: source.serverName });
+  }
+  return { archives };
+}
+
 /** The scenarios that apply to `input`, by name; targets are chosen from the output, deterministically. */
 export function scenariosFor(input: SimulationInput): Scenario[] {
   const objs = allObjects(input);
   const byName = (a: Obj, b: Obj) => syncWave(a) - syncWave(b) || (a.metadata.name < b.metadata.name ? -1 : 1);
   const of = (kind: string, phase0: boolean) => objs.filter((o) => o.obj.kind === kind && o.phase0 === phase0).map((o) => o.obj).sort(byName);
   const apps = of('Application', false).filter((a) => a.metadata.name !== 'root');
+  const surroundings = backupsLeftBehind(input);
   const list: Scenario[] = [{ name: 'happy-path', description: 'every controller does its job', faults: {} }];
 
   for (const phase0 of [true, false]) {
@@ -80,7 +140,70 @@ export function scenariosFor(input: SimulationInput): Scenario[] {
     list.push({ name: 'chart-repo-unreachable', description: `Helm repository ${chart.repoURL} cannot be reached`,
       faults: { unreachableChartRepos: [{ url: chart.repoURL, message }] }, cause: 'error fetching chart' });
   }
+  list.push(...backupScenarios(input, [...of('Cluster', true), ...of('Cluster', false)]));
+  // Every scenario starts from the same object storage: the archives the output's restores read.
+  return list.map((x) => ({ ...x, surroundings }));
+}
+
+/**
+ * Scenarios of backups and restores through the Barman Cloud plugin, for the Clusters that use it (Phase-0 ones
+ * first). Causes are the operator's phases, which the runbook's wait and Argo CD's health check print; the evidence
+ * is the plugin's or barman's own words in the final state.
+ */
+function backupScenarios(input: SimulationInput, clusters: Obj[]): Scenario[] {
+  const list: Scenario[] = [];
+  const label = (c: Obj) => `${c.metadata.namespace}/${c.metadata.name}`;
+  const restoring = clusters.find((c) => recoverySource(c) !== undefined);
+  if (restoring) {
+    const source = recoverySource(restoring)!;
+    list.push({ name: 'rebuild-with-restore', faults: {},
+      description: `a bare cluster rebuilt from the config: ${label(restoring)} is restored from server ${source.serverName} before what needs it` });
+    list.push({ name: 'restore-source-missing', faults: { serverNamesWithoutBackups: [source.serverName] },
+      description: `the object store holds no backup of server ${source.serverName}, which ${label(restoring)} restores from`,
+      cause: PHASE_UNRECOVERABLE, evidence: 'no target backup found' });
+    const endpoint = input.steps.flatMap((p) => p.objects).concat(allObjects(input).map((o) => o.obj))
+      .find((o) => o.kind === 'ObjectStore' && o.metadata?.name === source.objectStore)?.spec?.configuration?.endpointURL as string | undefined;
+    if (endpoint) {
+      // What the S3 client says about an endpoint it cannot connect to (botocore's wording; not from a source fetched here).
+      const message = `Could not connect to the endpoint URL: "${endpoint}"`;
+      list.push({ name: 'object-store-unreachable', faults: { unreachableObjectStores: [{ endpointURL: endpoint, message }] },
+        description: `the object store ${endpoint} cannot be reached while ${label(restoring)} restores`, cause: PHASE_UNRECOVERABLE, evidence: message });
+    }
+    const target = walArchiveTarget(restoring);
+    if (target) {
+      list.push({ name: 'wal-archive-not-empty', faults: { nonEmptyWalArchives: [target.serverName] },
+        description: `server ${target.serverName}, where ${label(restoring)} will archive, already holds WAL: the plugin refuses before restoring`,
+        cause: PHASE_UNRECOVERABLE, evidence: 'Expected empty archive' });
+    }
+    list.push({ name: 're-run-does-not-restore-again', faults: {}, secondRun: { faults: { serverNamesWithoutBackups: [source.serverName] } },
+      description: `the runbook runs again on the live cluster after the backup of ${source.serverName} expired: ${label(restoring)} is left as it is` });
+  }
+  const archiving = clusters.find((c) => walArchiveTarget(c) !== undefined && recoverySource(c) === undefined);
+  if (archiving) {
+    const target = walArchiveTarget(archiving)!;
+    list.push({ name: 'wal-archive-not-empty-running', faults: { nonEmptyWalArchives: [target.serverName] }, endsIn: 'Healthy',
+      description: `server ${target.serverName} already holds WAL: ${label(archiving)} runs, but its archiving fails`,
+      evidence: 'ContinuousArchiving=False (ContinuousArchivingFailing): rpc error: code = Unknown desc = unexpected failure invoking barman-cloud-wal-archive' });
+  }
+  if (clusters.some((c) => pluginsNeeded(c).includes(BARMAN_CLOUD_PLUGIN))) {
+    const installed = installsPlugin(input, BARMAN_CLOUD_PLUGIN);
+    list.push({ name: 'plugin-not-registered', faults: installed ? { unregisteredPlugins: [BARMAN_CLOUD_PLUGIN] } : {},
+      description: installed ? `the operator never registers ${BARMAN_CLOUD_PLUGIN}` : `no step installs ${BARMAN_CLOUD_PLUGIN}, which a Cluster names`,
+      cause: PHASE_UNKNOWN_PLUGIN });
+    if (installed) {
+      list.push({ name: 'plugin-never-ready', description: 'the Barman Cloud plugin\'s pods never become ready',
+        faults: { neverReadyDeployments: [{ namespace: CNPG_OPERATOR_NAMESPACE, name: 'barman-cloud', reason: 'Readiness probe failed: dial tcp :9090: connect: connection refused' }] },
+        // The runbook's rollout wait (300 s) gives up before the Deployment's progress deadline (600 s) would.
+        cause: `Deployment ${CNPG_OPERATOR_NAMESPACE}/barman-cloud rolled out: not done within` });
+    }
+  }
   return list;
+}
+
+/** Whether a Phase-0 step applies a remote manifest with the plugin's Service. */
+function installsPlugin(input: SimulationInput, plugin: string): boolean {
+  return input.steps.some((p) => (p.step.kustomization?.remoteResources ?? [])
+    .some((url) => remoteManifestObjects(url).some((o) => o.kind === 'Service' && o.metadata.labels?.[PLUGIN_NAME_LABEL] === plugin)));
 }
 
 function forgejoNamespace(input: SimulationInput): string {

@@ -2,10 +2,13 @@ import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { planSteps } from '../../lib/output/render-steps';
 import {
-  BringUpOutcome, formatTimeline, generatedHealthChecks, Lua51HealthEvaluator, Scenario, scenariosFor, simulateBringUp, SimulationInput,
+  expectedStates, formatTimeline, generatedHealthChecks, Lua51HealthEvaluator, Scenario, ScenarioOutcome, scenariosFor, simulateScenario,
+  SimulationInput,
 } from '../../lib/simulation';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import backupExample from '../../examples/backup.config';
 import ddbExample from '../../examples/ddb-cluster.config';
+import { withPluginStep } from './plugin-step';
 import { findTool, testWith } from '../tools';
 import * as YAML from 'yaml';
 
@@ -15,18 +18,21 @@ const luaTest = testWith(lua);
 const evaluator = new Lua51HealthEvaluator({ command: lua.command ?? 'lua5.1' });
 
 const cutover = (c: HomelabConfig): HomelabConfig => ({ ...c, git: { ...c.git, source: 'forgejo' } });
-const VARIANTS: [string, HomelabConfig][] = [
-  ['reference', REFERENCE_HOMELAB],
-  ['reference after the cutover', cutover(REFERENCE_HOMELAB)],
-  ['ddb example', ddbExample],
-  ['ddb example after the cutover', cutover(ddbExample)],
+const same = (i: SimulationInput): SimulationInput => i;
+const VARIANTS: [string, HomelabConfig, (i: SimulationInput) => SimulationInput][] = [
+  ['reference', REFERENCE_HOMELAB, same],
+  ['reference after the cutover', cutover(REFERENCE_HOMELAB), same],
+  ['ddb example', ddbExample, same],
+  ['ddb example after the cutover', cutover(ddbExample), same],
+  // Until the `plugin` branch lands, the plugin's Phase-0 step is added here (test/simulation/plugin-step.ts).
+  ['backup example with the plugin step', backupExample, withPluginStep],
 ];
 
-describe.each(VARIANTS)('bring-up simulation: %s', (_label, config) => {
+describe.each(VARIANTS)('bring-up simulation: %s', (_label, config, prepare) => {
   const synthesis = synthesizeHomelab(config);
-  const input: SimulationInput = { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) };
+  const input: SimulationInput = prepare({ tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) });
   const scenarios = scenariosFor(input);
-  const run = (s: Scenario): BringUpOutcome => simulateBringUp(input, { evaluator, faults: s.faults });
+  const run = (s: Scenario): ScenarioOutcome => simulateScenario(input, s, { evaluator });
 
   test('reads the Application and Database health checks from the generated argocd-cm', () => {
     const checks = generatedHealthChecks(input.tree);
@@ -59,9 +65,19 @@ describe.each(VARIANTS)('bring-up simulation: %s', (_label, config) => {
     // Before the health checks were rewritten, five of these stalled as Progressing forever (issue 12).
     luaTest(`fails naming the cause: ${s.name} (${s.description})`, () => {
       const outcome = run(s);
-      expect(['Failed', 'Degraded']).toContain(outcome.state);
+      expect(expectedStates(s)).toContain(outcome.state);
       expect(outcome.message).toContain(s.cause);
+      if (s.evidence) expect(outcome.finalState.join('\n')).toContain(s.evidence);
       expect(outcome.at).toBeLessThan(3600);
+    });
+  }
+
+  for (const s of scenarios.filter((x) => x.cause === undefined && x.name !== 'happy-path')) {
+    luaTest(`ends ${expectedStates(s).join(' or ')}: ${s.name} (${s.description})`, () => {
+      const outcome = run(s);
+      expect(expectedStates(s)).toContain(outcome.state);
+      if (s.evidence) expect(outcome.finalState.join('\n')).toContain(s.evidence);
+      else expect(outcome.finalState).toEqual([]);
     });
   }
 
