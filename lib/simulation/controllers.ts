@@ -272,9 +272,14 @@ export class World {
     if (target) {
       const targetStore = store(target.objectStore);
       if (!targetStore) return notFound(target.objectStore);
+      const noCredentials = this.missingCredentials(targetStore);
+      // restore.go:256-266 wraps it as "can't get credentials for cluster %v: %w".
+      if (noCredentials) return { message: `can't get credentials for cluster ${o.manifest.metadata.name}: ${noCredentials}`, log: 'restore: checking the backup destination' };
       const err = this.archiveCheck(targetStore, target.serverName, o);
       if (err) return err;
     }
+    const noCredentials = this.missingCredentials(sourceStore);
+    if (noCredentials) return { message: noCredentials, log: 'Recovering from external cluster' }; // restore.go:379-388
     const down = this.unreachable(sourceStore);
     // barman-cloud pkg/command/backuplist.go:84-97: the command's exit status, its stderr only in the log (barman's
     // error line; its wording is not taken from a source fetched here).
@@ -286,8 +291,24 @@ export class World {
     return undefined;
   }
 
+  /**
+   * The S3 credentials of an ObjectStore, read from its Secrets before any barman command runs: a missing Secret
+   * fails with "while getting secret %s: %w" (barman-cloud pkg/credentials/env.go:340-352) around the API server's
+   * NotFound error.
+   */
+  private missingCredentials(store: LiveObject): string | undefined {
+    const s3 = store.manifest.spec?.configuration?.s3Credentials ?? {};
+    const ns = store.manifest.metadata.namespace as string;
+    const names = [s3.accessKeyId?.name, s3.secretAccessKey?.name].filter((n): n is string => typeof n === 'string');
+    const missing = names.find((n) => !this.secretExists(ns, n));
+    return missing ? `while getting secret ${missing}: secrets "${missing}" not found` : undefined;
+  }
+
   /** barman-cloud-check-wal-archive against a destination (barman-cloud.ts: nonEmptyArchiveError). */
   private archiveCheck(store: LiveObject, serverName: string, cluster: LiveObject): { message: string; log: string } | undefined {
+    const noCredentials = this.missingCredentials(store);
+    // The archive path reads the credentials first too (plugin internal/cnpgi/common/wal.go:131-145).
+    if (noCredentials) return { message: noCredentials, log: 'archive: reading the object store credentials' };
     const down = this.unreachable(store);
     // barman's error line for an exception of the check (barman's wording, not taken from a source fetched here).
     if (down) return { message: nonEmptyArchiveError(), log: `ERROR: Barman cloud WAL archive check exception: ${down}` };
@@ -322,8 +343,9 @@ export class World {
       return [{ type: 'ContinuousArchiving', status: 'False', reason: 'ContinuousArchivingFailing', message }];
     }
     if (m.archiveError === undefined) {
-      // A restored primary already passed the check in its full-recovery Job; a new one checks on its first archive.
-      const err = m.bootstrap === 'recovery' ? undefined : this.archiveCheck(store, target.serverName, o);
+      // initdb and a restore both leave the marker behind (cnpg pkg/management/postgres/initdb.go:355,
+      // restore.go:189-195), so a restored primary checks again on its first archive, after its Job did.
+      const err = this.archiveCheck(store, target.serverName, o);
       m.archiveError = err ? `rpc error: code = Unknown desc = ${err.message}` : '';
       const { name, namespace } = o.manifest.metadata;
       if (err) this.log('cnpg', `Cluster ${namespace}/${name}: WAL archiving into server ${target.serverName} failed: ${err.log}; ${m.archiveError}`);

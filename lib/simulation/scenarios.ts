@@ -161,13 +161,21 @@ function backupScenarios(input: SimulationInput, clusters: Obj[]): Scenario[] {
     list.push({ name: 'restore-source-missing', faults: { serverNamesWithoutBackups: [source.serverName] },
       description: `the object store holds no backup of server ${source.serverName}, which ${label(restoring)} restores from`,
       cause: PHASE_UNRECOVERABLE, evidence: 'no target backup found' });
-    const endpoint = input.steps.flatMap((p) => p.objects).concat(allObjects(input).map((o) => o.obj))
-      .find((o) => o.kind === 'ObjectStore' && o.metadata?.name === source.objectStore)?.spec?.configuration?.endpointURL as string | undefined;
+    const storeOf = (name: string) => allObjects(input).map((o) => o.obj)
+      .find((o) => o.kind === 'ObjectStore' && o.metadata?.namespace === restoring.metadata.namespace && o.metadata?.name === name);
+    const endpoint = storeOf(source.objectStore)?.spec?.configuration?.endpointURL as string | undefined;
     if (endpoint) {
       // What the S3 client says about an endpoint it cannot connect to (botocore's wording; not from a source fetched here).
       const message = `Could not connect to the endpoint URL: "${endpoint}"`;
       list.push({ name: 'object-store-unreachable', faults: { unreachableObjectStores: [{ endpointURL: endpoint, message }] },
         description: `the object store ${endpoint} cannot be reached while ${label(restoring)} restores`, cause: PHASE_UNRECOVERABLE, evidence: message });
+    }
+    const credentials = storeOf(source.objectStore)?.spec?.configuration?.s3Credentials?.accessKeyId?.name as string | undefined;
+    if (credentials) {
+      const ns = restoring.metadata.namespace as string;
+      list.push({ name: 'object-store-credentials-missing', faults: { missingSecrets: [`${ns}/${credentials}`] },
+        description: `Secret ${ns}/${credentials} with the object store's keys does not exist while ${label(restoring)} restores`,
+        cause: PHASE_UNRECOVERABLE, evidence: `while getting secret ${credentials}: secrets "${credentials}" not found` });
     }
     const target = walArchiveTarget(restoring);
     if (target) {
