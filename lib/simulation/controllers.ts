@@ -49,6 +49,8 @@ export interface LiveObject {
   status?: Obj;
   /** What a controller remembers about the object beyond its status (a Cluster's bootstrap, once it ran). */
   memory?: ClusterMemory;
+  /** Timeline messages already reported about the object. */
+  logged?: Set<string>;
 }
 
 /**
@@ -403,10 +405,9 @@ export class World {
 
   /** Logs a message once per object and text. */
   private logOnce(o: LiveObject, source: string, message: string): void {
-    const seen = (o as LiveObject & { logged?: Set<string> }).logged ?? new Set<string>();
-    (o as LiveObject & { logged?: Set<string> }).logged = seen;
-    if (seen.has(message)) return;
-    seen.add(message);
+    o.logged ??= new Set<string>();
+    if (o.logged.has(message)) return;
+    o.logged.add(message);
     this.log(source, message);
   }
 
