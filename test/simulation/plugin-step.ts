@@ -24,3 +24,9 @@ export function withPluginStep(input: SimulationInput): SimulationInput {
   steps.splice(operator + 1, 0, { step, index: 0, fileName: 'barman-cloud-plugin', applyFlag: '-k', objects: [], patches: [] });
   return { ...input, steps: steps.map((p, i) => ({ ...p, index: i + 1 })) };
 }
+
+/** `input` without any step that installs the plugin: a Cluster that names it then names a plugin nothing installs. */
+export function withoutPluginStep(input: SimulationInput): SimulationInput {
+  const steps = input.steps.filter((p) => !p.step.kustomization?.remoteResources.includes(PLUGIN_MANIFEST));
+  return { ...input, steps: steps.map((p, i) => ({ ...p, index: i + 1 })) };
+}
