@@ -26,7 +26,7 @@ export function retentionPolicyProblem(v: string): string | undefined {
 }
 
 /** One field of a cron schedule: its name in messages, its range and its names (months, week days). */
-interface CronField {
+export interface CronField {
   readonly name: string;
   readonly min: number;
   readonly max: number;
@@ -36,8 +36,8 @@ interface CronField {
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const WEEK_DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 
-/** The six fields of robfig/cron with seconds, the format CNPG's ScheduledBackup uses. */
-const CRON_FIELDS: readonly CronField[] = [
+/** The six fields of robfig/cron with seconds, the format CNPG's ScheduledBackup uses (a CronJob's five are the last five). */
+export const CRON_FIELDS: readonly CronField[] = [
   { name: 'seconds', min: 0, max: 59 },
   { name: 'minutes', min: 0, max: 59 },
   { name: 'hours', min: 0, max: 23 },
@@ -50,7 +50,7 @@ const CRON_FIELDS: readonly CronField[] = [
 const CRON_DESCRIPTORS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 
 /** Whether one comma-separated item of a cron field is valid: `*`, `?`, `n`, `a-b`, each optionally `/step`. */
-function cronItemValid(item: string, f: CronField): boolean {
+export function cronItemValid(item: string, f: CronField): boolean {
   const value = (s: string): number | undefined => {
     const named = f.names?.indexOf(s.toUpperCase()) ?? -1;
     if (named >= 0) return named + f.min;

@@ -19,8 +19,9 @@ describe('BootstrapPlan wiring', () => {
     expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
     // Forgejo, then the Job that provisions its administrator, token and repository owner.
     expect(p.forgejoStep.waits).toEqual([...p.forgejo.bootstrapRequirements.waits!, ...p.forgejoAdmin.bootstrapRequirements.waits!]);
+    // Forgejo, its backup (the reference homelab backs up to an off-site placeholder store), then the Job.
     expect(p.forgejoStep.preconditions).toEqual([...p.forgejo.bootstrapRequirements.preconditions!,
-      ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
+      ...p.forgejoBackup!.bootstrapRequirements.preconditions!, ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
     expect(p.namespaces.waits).toEqual([]);
     expect(p.argocdRoot.waits).toEqual([]);
   });
