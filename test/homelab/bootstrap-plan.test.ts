@@ -26,6 +26,24 @@ describe('BootstrapPlan wiring', () => {
     expect(p.argocdRoot.waits).toEqual([]);
   });
 
+  test('forgejo.restoreFrom restores in Forgejo\'s own pod, so the runbook\'s rollout wait (longer now) covers it', () => {
+    // GIVEN
+    const config = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: { dump: 'latest' } } });
+
+    // WHEN
+    const p = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config, repoUrl: () => 'git@github.com:o/r.git' });
+
+    // THEN
+    expect(p.forgejoRestore?.remote).toBe('STORE:homelab-backups/homelab/forgejo');
+    expect(p.forgejoBackup?.remote).toBe(p.forgejoRestore?.remote);
+    expect(p.forgejo.deployment.initContainers.map((c) => c.name)).toEqual(['restore-data']);
+    expect(p.forgejoStep.waits).toContainEqual(expect.objectContaining({ kind: 'rollout', deployment: 'forgejo', timeoutSeconds: 3600 }));
+    expect(p.forgejoStep.preconditions).toEqual(expect.arrayContaining(p.forgejoRestore!.bootstrapRequirements.preconditions!));
+    // Without restoreFrom, the pod has no init container and the rollout its usual ten minutes.
+    expect(plan().forgejo.deployment.initContainers).toEqual([]);
+    expect(plan().forgejoRestore).toBeUndefined();
+  });
+
   test('every Phase-0 database waits in its cluster\'s step, with a margin over the Job\'s own deadline', () => {
     const p = plan();
     for (const pg of p.postgres.values()) {

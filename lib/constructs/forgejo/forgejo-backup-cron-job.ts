@@ -198,7 +198,7 @@ export class ForgejoBackupCronJob extends Construct implements IBootstrapCompone
       },
     });
     // The claim it mounts is Forgejo's.
-    this.cronJob.node.addDependency(forgejo);
+    this.node.addDependency(forgejo);
 
     this.bootstrapRequirements = { preconditions: dumpStorePreconditions(this.store, this.namespace, 'Forgejo\'s backups') };
   }
@@ -235,7 +235,7 @@ ls -l "$DUMP_DIR/$name"
 /** Uploads the one dump in `$DUMP_DIR`, then prunes dumps older than `$RETENTION_DAYS` days; never deletes on a failed upload. */
 export const UPLOAD_SCRIPT = `set -eu
 cd "$DUMP_DIR"
-set -- $DUMP_GLOB
+set -- ${FORGEJO_DUMP_GLOB}
 if [ "$#" -ne 1 ] || [ ! -f "$1" ]; then
   echo "expected one dump in $DUMP_DIR, found: $*" >&2
   exit 1

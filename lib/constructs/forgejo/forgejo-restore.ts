@@ -116,6 +116,8 @@ export class ForgejoRestore extends Construct implements IBootstrapComponent {
  * needs no space besides its unpacked copy, which is unpacked on the volume itself and moved into place by rename.
  */
 export const RESTORE_SCRIPT = `set -eu
+# BusyBox ash and bash have pipefail: a broken download fails the restore.
+# shellcheck disable=SC3040
 set -o pipefail
 data=$DATA_DIR
 marker="$data/.forgejo-restore-incomplete"
