@@ -31,8 +31,8 @@ export const FORGEJO_RESTORE_ROLLOUT_TIMEOUT = Duration.minutes(60);
 
 /**
  * Defines `forgejo.backup` (a `ForgejoBackupCronJob` with id `Backup`) and `forgejo.restoreFrom` (a `ForgejoRestore`
- * with id `Restore`) in the Forgejo step, each with its credential precondition. The config rules make sure a
- * restore has a store: its own, or the backup's.
+ * with id `Restore`) in the Forgejo step, each with its credential precondition (one per Secret). The config rules
+ * make sure a restore has a store: its own, or the backup's.
  */
 export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer, config: ForgejoConfig):
 { backup?: ForgejoBackupCronJob; restore?: ForgejoRestore } {
@@ -51,6 +51,12 @@ export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer,
     store: dumpStore(store, r.pathPrefix ?? b?.pathPrefix ?? 'forgejo'),
     dump: r.dump,
   });
-  if (restore) step.addComponent(restore);
+  if (restore) {
+    // The restore has nothing but preconditions; a Secret the backup's already checks is checked once.
+    const checked = new Set(step.preconditions.map((p) => (p.kind === 'secret-exists' ? `${p.namespace}/${p.name}` : '')));
+    for (const p of restore.bootstrapRequirements.preconditions ?? []) {
+      if (p.kind !== 'secret-exists' || !checked.has(`${p.namespace}/${p.name}`)) step.addPrecondition(p);
+    }
+  }
   return { backup, restore };
 }

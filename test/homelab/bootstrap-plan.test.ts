@@ -38,7 +38,13 @@ describe('BootstrapPlan wiring', () => {
     expect(p.forgejoBackup?.remote).toBe(p.forgejoRestore?.remote);
     expect(p.forgejo.deployment.initContainers.map((c) => c.name)).toEqual(['restore-data']);
     expect(p.forgejoStep.waits).toContainEqual(expect.objectContaining({ kind: 'rollout', deployment: 'forgejo', timeoutSeconds: 3600 }));
-    expect(p.forgejoStep.preconditions).toEqual(expect.arrayContaining(p.forgejoRestore!.bootstrapRequirements.preconditions!));
+    // Backup and restore read the same Secret: the runbook checks it once.
+    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-exists' && c.name === 'forgejo-backup-s3')).toHaveLength(1);
+    const other = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: {
+      objectStore: { endpointURL: 'https://s3.old.example.net', bucket: 'old-backups', credentials: { secretName: 'old-s3' } } } } });
+    const q = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: other, repoUrl: () => 'git@github.com:o/r.git' });
+    expect(q.forgejoStep.preconditions).toEqual(expect.arrayContaining(q.forgejoRestore!.bootstrapRequirements.preconditions!));
+    expect(q.forgejoRestore?.remote).toBe('STORE:old-backups/forgejo');
     // Without restoreFrom, the pod has no init container and the rollout its usual ten minutes.
     expect(plan().forgejo.deployment.initContainers).toEqual([]);
     expect(plan().forgejoRestore).toBeUndefined();

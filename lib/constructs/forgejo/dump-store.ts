@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-30';
 import { urlCredentialProblem } from '../../shared/secrets';
+import { Precondition } from '../bootstrap/waits';
 
 /** A key of a Secret in Forgejo's namespace. */
 export interface DumpStoreSecretKey {
@@ -96,4 +97,19 @@ export function dumpStoreSecrets(store: DumpStore): string[] {
 export function dumpStoreKeys(store: DumpStore, secret: string): string[] {
   return [store.accessKeyId, store.secretAccessKey, store.region, store.endpointCa]
     .filter((r): r is DumpStoreSecretKey => r !== undefined && r.name === secret).map((r) => r.key).sort();
+}
+
+/** A `secret-exists` precondition per Secret `store` reads, with a hint that creates it without a literal on a command line. */
+export function dumpStorePreconditions(store: DumpStore, namespace: string, purpose: string): Precondition[] {
+  return dumpStoreSecrets(store).map((name) => {
+    const keys = dumpStoreKeys(store, name);
+    const onlyCa = store.endpointCa?.name === name && keys.length === 1;
+    const hint = onlyCa
+      ? `Create Secret '${name}' in namespace '${namespace}' with key '${keys[0]}' (the CA bundle of ${store.endpointUrl}, for ${purpose}): ` +
+        `kubectl create secret generic ${name} -n ${namespace} --from-file=${keys[0]}=<PEM file>.`
+      : `Create Secret '${name}' in namespace '${namespace}' with keys ${keys.map((k) => `'${k}'`).join(', ')} ` +
+        `(the S3 credentials of ${purpose}: ${store.endpointUrl}, bucket '${store.bucket}'), from a file that is never committed: ` +
+        `kubectl create secret generic ${name} -n ${namespace} --from-env-file=<file of KEY=value lines>.`;
+    return { kind: 'secret-exists' as const, namespace, name, hint };
+  });
 }

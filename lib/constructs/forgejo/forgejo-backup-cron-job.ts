@@ -6,8 +6,7 @@ import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { IMAGES } from '../../shared/pins';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
-import { Precondition } from '../bootstrap/waits';
-import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStoreKeys, dumpStoreProblem, dumpStoreRemote, dumpStoreSecrets } from './dump-store';
+import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStorePreconditions, dumpStoreProblem, dumpStoreRemote } from './dump-store';
 import { ForgejoServer } from './forgejo-server';
 
 /** Properties for `ForgejoBackupCronJob`. */
@@ -202,18 +201,6 @@ export class ForgejoBackupCronJob extends Construct implements IBootstrapCompone
 
     this.bootstrapRequirements = { preconditions: dumpStorePreconditions(this.store, this.namespace, 'Forgejo\'s backups') };
   }
-}
-
-/** A `secret-exists` precondition per Secret `store` reads, with a hint that creates it without a literal on a command line. */
-export function dumpStorePreconditions(store: DumpStore, namespace: string, purpose: string): Precondition[] {
-  return dumpStoreSecrets(store).map((name) => ({
-    kind: 'secret-exists' as const,
-    namespace,
-    name,
-    hint: `Create Secret '${name}' in namespace '${namespace}' with keys ${dumpStoreKeys(store, name).map((k) => `'${k}'`).join(', ')} ` +
-      `(the S3 credentials of ${purpose}: ${store.endpointUrl}, bucket '${store.bucket}'), from a file that is never committed: ` +
-      `kubectl create secret generic ${name} -n ${namespace} --from-env-file=<file of KEY=value lines>.`,
-  }));
 }
 
 /**

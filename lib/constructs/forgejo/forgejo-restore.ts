@@ -5,8 +5,7 @@ import { FORGEJO_DUMP_GLOB, forgejoDumpNameProblem } from '../../shared/forgejo-
 import { restrictedPlusSecurityContext } from '../../shared/plus-workloads';
 import { IMAGES } from '../../shared/pins';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
-import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStoreProblem, dumpStoreRemote } from './dump-store';
-import { dumpStorePreconditions } from './forgejo-backup-cron-job';
+import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStorePreconditions, dumpStoreProblem, dumpStoreRemote } from './dump-store';
 import { ForgejoServer } from './forgejo-server';
 
 /** Properties for `ForgejoRestore`. */

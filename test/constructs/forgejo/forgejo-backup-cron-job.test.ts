@@ -117,6 +117,19 @@ describe('ForgejoBackupCronJob', () => {
     expect(backup.node.dependencies).toContain(forgejo);
   });
 
+  test('a CA bundle in a Secret of its own is checked with a hint for a PEM file, and mounted for rclone', () => {
+    const { chart, forgejo } = makeForgejo();
+    const backup = new ForgejoBackupCronJob(chart, 'Backup', { forgejo, store: { ...STORE, endpointCa: { name: 's3-ca', key: 'ca.crt' } } });
+    expect(backup.bootstrapRequirements.preconditions?.map((p) => p.kind === 'secret-exists' && [p.name, p.hint])).toEqual([
+      ['forgejo-backup-s3', expect.stringContaining('--from-env-file=<file of KEY=value lines>')],
+      ['s3-ca', 'Create Secret \'s3-ca\' in namespace \'cicd\' with key \'ca.crt\' (the CA bundle of https://s3.example.net, for Forgejo\'s ' +
+        'backups): kubectl create secret generic s3-ca -n cicd --from-file=ca.crt=<PEM file>.'],
+    ]);
+    const pod = find(Testing.synth(chart), 'CronJob', 'forgejo-backup').spec.jobTemplate.spec.template.spec;
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'store-ca', mountPath: '/etc/dump-store-ca/ca.crt', subPath: 'ca.crt', readOnly: true });
+    expect(envOf(pod.containers[0]).RCLONE_CA_CERT).toBe('/etc/dump-store-ca/ca.crt');
+  });
+
   test('throws for a six-field (CNPG) schedule, naming the five-field one', () => {
     const { chart, forgejo } = makeForgejo();
     expect(() => new ForgejoBackupCronJob(chart, 'Backup', { forgejo, store: STORE, schedule: '0 0 2 * * *' }))
