@@ -204,9 +204,14 @@ export class ForgejoBackupCronJob extends Construct implements IBootstrapCompone
 }
 
 /**
- * Dumps Forgejo's data into `$DUMP_DIR`. Flags from forgejo `cmd/dump.go` (v16 line): `--file` (a name whose
- * known suffix is replaced by `.<type>`), `--type`, `--tempdir` (where `forgejo-db.sql` is written first),
- * `--skip-log` (logs are not data), `--skip-repo-archives` (generated download archives, a cache), `--quiet`.
+ * Dumps Forgejo's data into `$DUMP_DIR`. Flags from forgejo `cmd/dump.go` (urfave/cli v3, the v16 line;
+ * creator-signal/fork-forgejo-forgejo @2fb6eebe): `--file` (a name whose known suffix is replaced by `.<type>`),
+ * `--type`, `--tempdir` (where `forgejo-db.sql` is written first), `--skip-log` (logs are not data),
+ * `--skip-repo-archives` (generated download archives, a cache), `--quiet`. `--config` names the `app.ini` that
+ * Forgejo's own start wrote on the volume (the image's `/usr/local/bin/forgejo` wrapper adds `-c` only when no
+ * `--config` is given). The volume is read-only here, so the dump never writes `app.ini`: Forgejo writes a missing
+ * `INTERNAL_TOKEN` into it on its first start (`modules/setting/security.go`, `generateSaveInternalToken`), and a
+ * dump before Forgejo ever started fails with "Error saving internal token" instead of changing the volume.
  */
 export const DUMP_SCRIPT = `set -eu
 umask 077
