@@ -61,6 +61,9 @@ const DUMP_DIR = '/dump';
  * way pauses Forgejo, so a dump is as consistent as `forgejo dump` of a running instance is: each file is read
  * whole, but a push during the dump may leave a repository's newest ref without its objects; the next dump has it.
  * The pod meets the *restricted* Pod Security level (Forgejo's namespace enforces it in the reference homelab).
+ * While Forgejo has no running pod (a Recreate rollout) the backup pod waits to be scheduled, within
+ * `activeDeadline`; and while a dump runs, a Forgejo pod moved to another node cannot attach the volume until the
+ * dump ends (at most `activeDeadline`).
  *
  * 1. `dump` (init container, Forgejo's image, uid 1000): `forgejo --config <app.ini on the volume> dump --type tar.gz
  *    --skip-log --skip-repo-archives --tempdir /tmp/gitea --file /dump/forgejo-dump-<UTC time>.tar.gz`. The archive
