@@ -11,6 +11,8 @@ import { BackupObjectStoreConfig, HomelabConfig } from '../lib/config/homelab-co
  * - `forgejo-db` is restored from the archive its lost predecessor wrote under server name `forgejo-db`, to a point
  *   in time, and archives under the next name of its lineage, `forgejo-db-2`: the plugin refuses to archive into a
  *   WAL archive that is not empty.
+ * - Forgejo's empty data volume is filled from the latest `forgejo dump` in the reference homelab's off-site folder
+ *   before Forgejo starts (`forgejo.restoreFrom`); Forgejo keeps dumping there nightly (`forgejo.backup`).
  *
  *   npm run synth -- --config examples/backup.config.ts --out /tmp/backup-dist
  */
@@ -37,6 +39,7 @@ const config: HomelabConfig = {
       backup: { objectStore: offsite('ddb-cluster-backup-s3'), schedule: '0 30 3 * * *', retentionPolicy: '4w' },
     },
   },
+  forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: { dump: 'latest' } },
 };
 
 export default config;

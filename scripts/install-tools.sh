@@ -7,6 +7,7 @@
 #   - etcd (Debian's etcd-server) is the datastore of the cluster test's kube-apiserver (npm run test:cluster;
 #     the API server itself is built from Go modules by scripts/build-control-plane.js);
 #   - openssl generates the cluster test's certificates;
+#   - BusyBox runs Forgejo's restore script with the `sh` and `tar` of the Alpine-based rclone image (test/constructs/forgejo);
 #   - kubectl comes from the Debian package kubernetes-client. Debian 12 ships kubectl 1.20, older than the
 #     runbook's minimum, so it serves offline checks only; a machine that already has a kubectl keeps it.
 #     Where the package does not exist, a note says so and the other tools still install.
@@ -14,11 +15,11 @@
 set -euo pipefail
 
 missing=()
-for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1 etcd:etcd-server openssl:openssl; do
+for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1 etcd:etcd-server openssl:openssl busybox:busybox; do
   if ! command -v "${pair%%:*}" >/dev/null 2>&1; then missing+=("${pair#*:}"); fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-tools: shellcheck, yamllint, kubectl, lua5.1, etcd and openssl are present"
+  echo "install-tools: shellcheck, yamllint, kubectl, lua5.1, etcd, openssl and busybox are present"
   exit 0
 fi
 

@@ -690,6 +690,7 @@ wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{
 
 step 6 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
+need_secret cicd forgejo-backup-s3 'Create Secret '\''forgejo-backup-s3'\'' in namespace '\''cicd'\'' with keys '\''ACCESS_KEY_ID'\'', '\''ACCESS_SECRET_KEY'\'' (the S3 credentials of Forgejo'\''s backups: https://s3.backup.example.net, bucket '\''homelab-backups'\''), from a file that is never committed: kubectl create secret generic forgejo-backup-s3 -n cicd --from-env-file=<file of KEY=value lines>.'
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
 delete_job cicd forgejo-provision

@@ -2,6 +2,17 @@ import { DEFAULT_ARGOCD } from './default-catalog';
 import { HomelabConfig } from './homelab-config';
 
 /**
+ * The off-site object store of the reference homelab's Forgejo dumps: a placeholder endpoint, replaced by yours.
+ * Credentials by Secret reference, in Forgejo's namespace, keys `ACCESS_KEY_ID` and `ACCESS_SECRET_KEY`.
+ */
+const FORGEJO_BACKUP_STORE = {
+  endpointURL: 'https://s3.backup.example.net',
+  bucket: 'homelab-backups',
+  path: 'homelab',
+  credentials: { secretName: 'forgejo-backup-s3' },
+};
+
+/**
  * The reference homelab of the platform's decision record (ADR 0001): a dedicated `forgejo-db` cluster in
  * Phase 0, the shared `ddb-cluster` and its databases delivered by the `data-schemas` Application.
  */
@@ -37,6 +48,9 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
   forgejo: {
     namespace: 'cicd',
     database: 'forgejo',
+    // Off-site, so the dumps outlive the cluster. A placeholder: point it at your S3-compatible store and create the
+    // credential Secret (the runbook checks it exists before the forgejo step).
+    backup: { objectStore: FORGEJO_BACKUP_STORE },
   },
   argocd: DEFAULT_ARGOCD,
   git: {

@@ -257,5 +257,28 @@ const backupRules: ConfigRule = {
   },
 };
 
+const forgejoBackupRules: ConfigRule = {
+  name: 'Forgejo\'s dumps go off-site (or in-cluster on purpose), and its restore reads an off-site object store',
+  check: (config, problems) => {
+    const { backup, restoreFrom } = config.forgejo;
+    const inside = backup && inClusterEndpoint(backup.objectStore.endpointURL);
+    problems.when(inside !== undefined && !backup!.acceptInClusterOnly, 'forgejo.backup.objectStore.endpointURL',
+      () => `the only backup target of Forgejo's repositories is inside the cluster it protects (${inside}): losing the cluster loses ` +
+        'its backups too. Point it at an off-site S3-compatible endpoint, or set forgejo.backup.acceptInClusterOnly: true to keep it on purpose.');
+    if (restoreFrom === undefined) return;
+    const store = restoreFrom.objectStore ?? backup?.objectStore;
+    problems.when(store === undefined, 'forgejo.restoreFrom.objectStore', () => 'is required: Forgejo has no backup.objectStore to read ' +
+      'its dumps from. Name the object store that holds them, or add forgejo.backup whose objectStore holds them.');
+    const restoreInside = store && inClusterEndpoint(store.endpointURL);
+    // acceptInClusterOnly does not help here: Forgejo is restored in Phase 0, before anything in the cluster runs.
+    problems.when(restoreInside !== undefined, `forgejo.${restoreFrom.objectStore ? 'restoreFrom' : 'backup'}.objectStore.endpointURL`,
+      () => `Forgejo restores from an object store inside the cluster (${restoreInside}), but it is restored in Phase 0, before any ` +
+        'in-cluster object store can run, so the restore would wait forever. Point forgejo.restoreFrom.objectStore at the off-site ' +
+        'endpoint that holds the dumps.');
+  },
+};
+
 /** The rules of lib/config, in the order their problems are reported. */
-export const CONFIG_RULES: readonly ConfigRule[] = [clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules];
+export const CONFIG_RULES: readonly ConfigRule[] = [
+  clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
+];

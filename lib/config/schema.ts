@@ -25,6 +25,7 @@ import { CNPG_RESOURCE_DEFAULTS } from '../shared/cnpg-defaults';
 import {
   barmanBackupIdProblem, cnpgScheduleProblem, cronJobScheduleProblem, recoveryTargetTimeProblem, retentionPolicyProblem,
 } from '../shared/backup';
+import { forgejoDumpNameProblem } from '../shared/forgejo-backup';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -270,6 +271,46 @@ export const ForgejoAdminSchema = z.strictObject({
   passwordSecret: secretName.default('forgejo-admin'),
 }).readonly();
 
+/** The folder of Forgejo's dumps under an object store's `path`. */
+const dumpFolder = checkedString((v) => (/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(v) && !v.split('/').includes('..') ? undefined
+    : `${show(v)} is not a folder in a bucket: write it without a leading or trailing '/', e.g. 'forgejo'.`));
+
+/**
+ * Scheduled backups of Forgejo's data (repositories, LFS, attachments, the package registry) with `forgejo dump`, to
+ * an S3-compatible object store. The database is not restored from them: CNPG backs it up (`postgresClusters`).
+ */
+export const ForgejoBackupSchema = z.strictObject({
+  /** Where the dumps are written: any S3-compatible endpoint, credentials by Secret reference (in Forgejo's namespace). */
+  objectStore: BackupObjectStoreSchema,
+  /** Folder of the dumps under `objectStore.path`. @default 'forgejo' */
+  pathPrefix: dumpFolder.default('forgejo'),
+  /**
+   * When a dump is taken: a Kubernetes CronJob schedule, five fields, minutes first (not CNPG's six-field one).
+   * @default '0 2 * * *' (02:00 every day, an hour before the CNPG default)
+   */
+  schedule: checkedString(cronJobScheduleProblem).default('0 2 * * *'),
+  /** Dumps older than this many days are deleted after each successful dump. @default 30 */
+  retentionDays: integer(1).default(30),
+  /**
+   * Keep a backup target inside the cluster it protects (see `postgresClusters.<name>.backup.acceptInClusterOnly`).
+   * @default false
+   */
+  acceptInClusterOnly: z.boolean().default(false),
+}).readonly();
+
+/**
+ * The dump Forgejo's data volume is filled from, before Forgejo first starts on it. Only an empty volume (no
+ * repositories, LFS objects, attachments or packages) is restored; one with data is left as it is.
+ */
+export const ForgejoRestoreFromSchema = z.strictObject({
+  /** The object store holding the dump; must be off-site (Forgejo is restored in Phase 0). @default - `backup.objectStore` */
+  objectStore: BackupObjectStoreSchema.optional(),
+  /** Folder of the dumps under `objectStore.path`. @default - `backup.pathPrefix`, else 'forgejo' */
+  pathPrefix: dumpFolder.optional(),
+  /** `latest` (the newest dump in the folder) or a dump's file name. @default 'latest' */
+  dump: checkedString(forgejoDumpNameProblem).default('latest'),
+}).readonly();
+
 /** The self-hosted git host. */
 export const ForgejoSchema = z.strictObject({
   /** Namespace of Forgejo and its Redis. @default 'cicd' */
@@ -289,6 +330,10 @@ export const ForgejoSchema = z.strictObject({
   expose: ForgejoExposeSchema.default({ type: 'LoadBalancer' }),
   /** The administrator, its password Secret, and the owner of the mirror. @default {} */
   admin: ForgejoAdminSchema.prefault({}),
+  /** Scheduled `forgejo dump`s of the repository data to an object store. @default - no backups */
+  backup: ForgejoBackupSchema.optional(),
+  /** Fill an empty data volume from a dump before Forgejo starts. @default - Forgejo starts empty */
+  restoreFrom: ForgejoRestoreFromSchema.optional(),
 }).readonly();
 
 /** SSH URL of the GitHub seed: `git@github.com:owner/repo.git` or `ssh://git@github.com/owner/repo.git`. */

@@ -11,6 +11,9 @@ import { WaitForPostgresJob } from '../constructs/cnpg/wait-for-postgres-job';
 import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
 import { ForgejoAdminJob } from '../constructs/forgejo/forgejo-admin-job';
+import { defineForgejoBackup, FORGEJO_RESTORE_ROLLOUT_TIMEOUT } from './forgejo-backup-props';
+import { ForgejoBackupCronJob } from '../constructs/forgejo/forgejo-backup-cron-job';
+import { ForgejoRestore } from '../constructs/forgejo/forgejo-restore';
 import { forgejoRepoOwner } from './repo-url';
 import { PodSecurityNamespace } from '../constructs/namespaces/pod-security-namespace';
 import { RepoCredential } from '../constructs/argocd/repo-credential';
@@ -70,6 +73,10 @@ export class BootstrapPlan extends Construct {
   public readonly forgejo: ForgejoServer;
   /** Provisions Forgejo's administrator, the mirror's API token and the repository owner. */
   public readonly forgejoAdmin: ForgejoAdminJob;
+  /** The scheduled `forgejo dump` to the object store, when `forgejo.backup` is set. */
+  public readonly forgejoBackup?: ForgejoBackupCronJob;
+  /** The restore of Forgejo's data volume from a dump, when `forgejo.restoreFrom` is set. */
+  public readonly forgejoRestore?: ForgejoRestore;
   public readonly argocdInstall: BootstrapStep;
   public readonly argocd: ArgoCdInstall;
   /** The credential of the URL the root app ends on: the GitHub seed, or Forgejo after the cutover. */
@@ -183,8 +190,11 @@ export class BootstrapPlan extends Construct {
       storageSize: config.forgejo.storageSize,
       storageClass: config.forgejo.storageClass,
       expose: config.forgejo.expose,
+      rolloutTimeout: config.forgejo.restoreFrom ? FORGEJO_RESTORE_ROLLOUT_TIMEOUT : undefined,
     });
     this.forgejoStep.addComponent(this.forgejo);
+    // Repository data: a scheduled dump to the object store, and the restore that fills an empty volume first.
+    ({ backup: this.forgejoBackup, restore: this.forgejoRestore } = defineForgejoBackup(this.forgejoStep, this.forgejo, config.forgejo));
     // The administrator, the mirror's API token (in the Secret the mirror Job reads) and the owning organisation.
     this.forgejoAdmin = new ForgejoAdminJob(this.forgejoStep, 'Admin', {
       forgejo: this.forgejo,

@@ -26,7 +26,7 @@ export function retentionPolicyProblem(v: string): string | undefined {
 }
 
 /** One field of a cron schedule: its name in messages, its range and its names (months, week days). */
-interface CronField {
+export interface CronField {
   readonly name: string;
   readonly min: number;
   readonly max: number;
@@ -36,8 +36,8 @@ interface CronField {
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const WEEK_DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 
-/** The six fields of robfig/cron with seconds, the format CNPG's ScheduledBackup uses. */
-const CRON_FIELDS: readonly CronField[] = [
+/** The six fields of robfig/cron with seconds, the format CNPG's ScheduledBackup uses (a CronJob's five are the last five). */
+export const CRON_FIELDS: readonly CronField[] = [
   { name: 'seconds', min: 0, max: 59 },
   { name: 'minutes', min: 0, max: 59 },
   { name: 'hours', min: 0, max: 23 },
@@ -50,7 +50,7 @@ const CRON_FIELDS: readonly CronField[] = [
 const CRON_DESCRIPTORS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 
 /** Whether one comma-separated item of a cron field is valid: `*`, `?`, `n`, `a-b`, each optionally `/step`. */
-function cronItemValid(item: string, f: CronField): boolean {
+export function cronItemValid(item: string, f: CronField): boolean {
   const value = (s: string): number | undefined => {
     const named = f.names?.indexOf(s.toUpperCase()) ?? -1;
     if (named >= 0) return named + f.min;
@@ -174,27 +174,39 @@ export function inClusterEndpoint(endpointUrl: string): string | undefined {
 }
 
 /**
- * Why `v` is not a Kubernetes CronJob schedule (message without path), or undefined: five fields (minutes hours
- * day-of-month month day-of-week, robfig/cron's standard parser, which the CronJob controller uses) or a descriptor.
+ * The descriptors a Kubernetes CronJob accepts besides five fields: kube-apiserver parses `spec.schedule` with
+ * robfig/cron v3 `ParseStandard` (kubernetes v1.30 `pkg/apis/batch/validation/validation.go`, `validateScheduleFormat`).
+ */
+const CRON_JOB_DESCRIPTORS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+
+/**
+ * Why `v` is not a Kubernetes CronJob schedule (message without path), or undefined: five fields, minutes first, or a
+ * descriptor such as `@daily`. A six-field CNPG schedule (seconds first) is the usual mistake, so its fix is spelled
+ * out. A time zone belongs in `spec.timeZone`, never in the schedule (kube-apiserver refuses `TZ=` and `CRON_TZ=`).
  */
 export function cronJobScheduleProblem(v: string): string | undefined {
   const s = v.trim();
-  if (CRON_DESCRIPTORS.includes(s)) return undefined;
+  if (CRON_JOB_DESCRIPTORS.includes(s) || /^@every \d+(\.\d+)?(ns|us|µs|ms|s|m|h)(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))*$/.test(s)) return undefined;
+  if (/^(CRON_)?TZ=/.test(s)) {
+    return `'${v}' names a time zone: a Kubernetes CronJob schedule cannot; write the five fields alone, e.g. '0 2 * * *' (the cluster's time, UTC on Talos).`;
+  }
   const fields = s.split(/\s+/).filter((x) => x !== '');
   if (fields.length === 6) {
-    return `'${v}' has 6 fields, like a CNPG backup schedule; a Kubernetes CronJob schedule has 5, without seconds: ` +
+    return `'${v}' has 6 fields, like CNPG's ScheduledBackup (seconds first); a Kubernetes CronJob schedule has 5, minutes first: ` +
       `write '${fields.slice(1).join(' ')}'.`;
   }
   if (fields.length !== 5) {
-    return `'${v}' is not a CronJob schedule: it needs 5 fields (minutes hours day-of-month month day-of-week), ` +
-      'e.g. \'0 5 * * 0\' for 05:00 every Sunday.';
+    return `'${v}' is not a Kubernetes CronJob schedule: it needs 5 fields (minutes hours day-of-month month day-of-week), ` +
+      'e.g. \'0 2 * * *\' for 02:00 every day.';
   }
-  const bad = fields.findIndex((field, i) => !field.split(',').every((item) => cronItemValid(item, CRON_FIELDS[i + 1])));
+  const cronJobFields = CRON_FIELDS.slice(1);
+  const bad = fields.findIndex((field, i) => !field.split(',').every((item) => cronItemValid(item, cronJobFields[i])));
   if (bad < 0) return undefined;
-  const f = CRON_FIELDS[bad + 1];
+  const f = cronJobFields[bad];
   return `'${v}': field ${bad + 1} (${f.name}) '${fields[bad]}' is not valid; use '*', a number from ${f.min} to ${f.max}` +
     `${f.names ? ` or a name (${f.names[0]}...)` : ''}, a range 'a-b', a list 'a,b' or a step '*/n'.`;
 }
+
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

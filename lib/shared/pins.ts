@@ -30,6 +30,13 @@ export const IMAGES = {
    * @see https://argo-cd.readthedocs.io/en/stable/operator-manual/config-management-plugins/
    */
   sops: 'ghcr.io/getsops/sops:v3.13.2-alpine',
+  /**
+   * rclone, the S3 client of Forgejo's backups and restore. rclone/rclone tag v1.75.0 (commit 9ee9d0a0, 2026-07-31):
+   * `Dockerfile` builds on `alpine:latest` (BusyBox `sh` and `tar` with gzip; entrypoint `rclone`; user `rclone`
+   * is uid 1009, but the image runs as root unless told), and `.github/workflows/build_publish_docker_image.yml`
+   * tags it `{{version}}`, i.e. `1.75.0`, on Docker Hub `rclone/rclone` and on ghcr.io.
+   */
+  rclone: 'docker.io/rclone/rclone:1.75.0',
   /** PostgreSQL operand of CNPG 1.30.0 (its default). */
   postgres: 'ghcr.io/cloudnative-pg/postgresql:18.4-system-trixie',
 } as const;

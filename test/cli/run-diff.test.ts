@@ -34,19 +34,22 @@ describe('npm run diff', () => {
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  describe('a selector change, a volume shrink and a chart bump: exactly those three, classified, risky', () => {
+  describe('a selector change, a volume shrink (and the backup scratch space bounded by it) and a chart bump: exactly those, classified, risky', () => {
     test('--json', () => {
       const r = runDiff(riskyConfig(), options({ baseDir: oldBaseDir, format: 'json' }), io);
       expect(r.exitCode).toBe(DIFF_EXIT.RISKY);
       const report = JSON.parse(r.stdout);
       expect(report.risky).toBe(true);
       expect(report.changes.map((c: any) => [c.change, c.kind, `${c.namespace}/${c.name}`, c.classes])).toEqual([
+        // The backup's scratch space is bounded by the volume's size, so it shrinks with it.
+        ['changed', 'CronJob', 'cicd/forgejo-backup', ['needs-runbook']],
         ['changed', 'Deployment', 'cicd/forgejo', ['breaks-apply', 'needs-runbook']],
         ['changed', 'PersistentVolumeClaim', 'cicd/forgejo-data', ['breaks-apply', 'destroys-data', 'needs-runbook']],
         ['changed', 'Application', 'argocd/cert-manager', ['moves-pin']],
       ]);
-      expect(report.changes[0].fields).toEqual([{ path: 'spec.selector.matchLabels["app.kubernetes.io/instance"]', new: 'forgejo' }]);
-      expect(report.changes[2]).toMatchObject({ application: 'cert-manager', wave: 1,
+      expect(report.changes[0].fields).toEqual([{ path: 'spec.jobTemplate.spec.template.spec.volumes[dump].emptyDir.sizeLimit', old: '20Gi', new: '10Gi' }]);
+      expect(report.changes[1].fields).toEqual([{ path: 'spec.selector.matchLabels["app.kubernetes.io/instance"]', new: 'forgejo' }]);
+      expect(report.changes[3]).toMatchObject({ application: 'cert-manager', wave: 1,
         findings: [{ class: 'moves-pin', from: 'v1.21.1', to: 'v1.22.0' }] });
       expect(report.runbookSteps).toEqual(['06-forgejo']);
     });
@@ -56,18 +59,19 @@ describe('npm run diff', () => {
       expect(r.exitCode).toBe(DIFF_EXIT.RISKY);
       const rows = r.stdout.split('\n').filter((l) => /^\| [~+-] \|/.test(l));
       expect(rows).toEqual([
+        '| ~ | `CronJob cicd/forgejo-backup` | bootstrap step `06-forgejo` | 📋 needs the runbook |',
         '| ~ | `Deployment cicd/forgejo` | bootstrap step `06-forgejo` | ⛔ breaks apply, 📋 needs the runbook |',
         '| ~ | `PersistentVolumeClaim cicd/forgejo-data` | bootstrap step `06-forgejo` | ⛔ breaks apply, 🔥 destroys data, 📋 needs the runbook |',
         '| ~ | `Application argocd/cert-manager` | wave 1, `cert-manager` | 📌 moves a pin |',
       ]);
-      expect(r.stdout).toContain('**Risky: 2 breaks apply, 1 destroys data, 2 needs the runbook, 1 moves a pin.**');
+      expect(r.stdout).toContain('**Risky: 2 breaks apply, 1 destroys data, 3 needs the runbook, 1 moves a pin.**');
     });
 
     test('text: 80 columns, no colour off a terminal, coloured on one unless NO_COLOR', () => {
       const r = runDiff(riskyConfig(), options({ baseDir: oldBaseDir, color: 'auto' }), io);
       expect(r.exitCode).toBe(DIFF_EXIT.RISKY);
       expect(r.stdout.split('\n').filter((l) => /^ {2}[~+-] /.test(l)).map((l) => l.split(' [')[0])).toEqual([
-        '  ~ changed Deployment cicd/forgejo', '  ~ changed PersistentVolumeClaim cicd/forgejo-data', '  ~ changed Application argocd/cert-manager']);
+        '  ~ changed CronJob cicd/forgejo-backup', '  ~ changed Deployment cicd/forgejo', '  ~ changed PersistentVolumeClaim cicd/forgejo-data', '  ~ changed Application argocd/cert-manager']);
       expect(r.stdout).toContain('spec.selector is immutable');
       expect(r.stdout).toContain('Re-run the runbook (dist/bootstrap/bootstrap.sh) for: 06-forgejo.');
       expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
@@ -118,7 +122,7 @@ describe('npm run diff', () => {
     // THEN
     expect(byDefault.exitCode).toBe(DIFF_EXIT.RISKY);
     expect(JSON.parse(byDefault.stdout).base).toMatch(/^dist\/ at the merge base with main \([0-9a-f]{7}\)$/);
-    expect(JSON.parse(byDefault.stdout).changes).toHaveLength(3);
+    expect(JSON.parse(byDefault.stdout).changes).toHaveLength(4);
     expect(JSON.parse(byRef.stdout).changes.map((c: any) => c.name)).toEqual(['forgejo']);
     expect(runDiff(referenceCopy(), options({ base: 'no-such-ref' }), { ...io, cwd: repo })).toMatchObject({ exitCode: 1, stderr: expect.stringContaining("'no-such-ref' is not a commit") });
   });

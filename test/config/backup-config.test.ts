@@ -127,8 +127,8 @@ describe('postgresClusters.<name>.backup.restoreDrill', () => {
 
   test('fails on a six-field schedule, naming the path and the five fields to write', () => {
     const config = withForgejoDb({ initdbDatabase: 'forgejo', backup: { objectStore: STORE, restoreDrill: { schedule: '0 0 5 * * 0' } } });
-    expect(problems(config)).toContainEqual("postgresClusters.forgejo-db.backup.restoreDrill.schedule: '0 0 5 * * 0' has 6 fields, like a CNPG " +
-      "backup schedule; a Kubernetes CronJob schedule has 5, without seconds: write '0 5 * * 0'.");
+    expect(problems(config)).toContainEqual("postgresClusters.forgejo-db.backup.restoreDrill.schedule: '0 0 5 * * 0' has 6 fields, like CNPG's " +
+      "ScheduledBackup (seconds first); a Kubernetes CronJob schedule has 5, minutes first: write '0 5 * * 0'.");
   });
 
   test('fails on a timeout under 5 minutes and on an unknown key', () => {

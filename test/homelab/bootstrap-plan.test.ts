@@ -19,10 +19,35 @@ describe('BootstrapPlan wiring', () => {
     expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
     // Forgejo, then the Job that provisions its administrator, token and repository owner.
     expect(p.forgejoStep.waits).toEqual([...p.forgejo.bootstrapRequirements.waits!, ...p.forgejoAdmin.bootstrapRequirements.waits!]);
+    // Forgejo, its backup (the reference homelab backs up to an off-site placeholder store), then the Job.
     expect(p.forgejoStep.preconditions).toEqual([...p.forgejo.bootstrapRequirements.preconditions!,
-      ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
+      ...p.forgejoBackup!.bootstrapRequirements.preconditions!, ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
     expect(p.namespaces.waits).toEqual([]);
     expect(p.argocdRoot.waits).toEqual([]);
+  });
+
+  test('forgejo.restoreFrom restores in Forgejo\'s own pod, so the runbook\'s rollout wait (longer now) covers it', () => {
+    // GIVEN
+    const config = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: { dump: 'latest' } } });
+
+    // WHEN
+    const p = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config, repoUrl: () => 'git@github.com:o/r.git' });
+
+    // THEN
+    expect(p.forgejoRestore?.remote).toBe('STORE:homelab-backups/homelab/forgejo');
+    expect(p.forgejoBackup?.remote).toBe(p.forgejoRestore?.remote);
+    expect(p.forgejo.deployment.initContainers.map((c) => c.name)).toEqual(['restore-data']);
+    expect(p.forgejoStep.waits).toContainEqual(expect.objectContaining({ kind: 'rollout', deployment: 'forgejo', timeoutSeconds: 3600 }));
+    // Backup and restore read the same Secret: the runbook checks it once.
+    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-exists' && c.name === 'forgejo-backup-s3')).toHaveLength(1);
+    const other = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: {
+      objectStore: { endpointURL: 'https://s3.old.example.net', bucket: 'old-backups', credentials: { secretName: 'old-s3' } } } } });
+    const q = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: other, repoUrl: () => 'git@github.com:o/r.git' });
+    expect(q.forgejoStep.preconditions).toEqual(expect.arrayContaining(q.forgejoRestore!.bootstrapRequirements.preconditions!));
+    expect(q.forgejoRestore?.remote).toBe('STORE:old-backups/forgejo');
+    // Without restoreFrom, the pod has no init container and the rollout its usual ten minutes.
+    expect(plan().forgejo.deployment.initContainers).toEqual([]);
+    expect(plan().forgejoRestore).toBeUndefined();
   });
 
   test('every Phase-0 database waits in its cluster\'s step, with a margin over the Job\'s own deadline', () => {

@@ -42,8 +42,8 @@ describe('cronJobScheduleProblem', () => {
   });
 
   test('fails on a six-field CNPG schedule and says which five fields to keep', () => {
-    expect(cronJobScheduleProblem('0 0 5 * * 0')).toBe("'0 0 5 * * 0' has 6 fields, like a CNPG backup schedule; a Kubernetes CronJob " +
-      "schedule has 5, without seconds: write '0 5 * * 0'.");
+    expect(cronJobScheduleProblem('0 0 5 * * 0')).toBe("'0 0 5 * * 0' has 6 fields, like CNPG's ScheduledBackup (seconds first); a " +
+      "Kubernetes CronJob schedule has 5, minutes first: write '0 5 * * 0'.");
   });
 
   test('fails on a field out of range, naming it', () => {

@@ -175,6 +175,14 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
   public readonly sshPort = SSH_PORT;
   /** Name of the claim mounted at `/var/lib/gitea`. */
   public readonly claimName: string;
+  /** The volume of that claim, for a pod that must see Forgejo's data (the backup, the restore). */
+  public readonly dataVolume: Volume;
+  /** Where the data volume is mounted: the rootless image's `GITEA_WORK_DIR` and `APP_DATA_PATH`. */
+  public readonly dataPath = DATA_PATH;
+  /** The `emptyDir` mounted at `/tmp` (GITEA_TEMP lives there), for init containers of the pod. */
+  public readonly tmpVolume: Volume;
+  /** Uid and gid of the `git` user of the rootless image, which owns every file on the data volume. */
+  public readonly uid = FORGEJO_UID;
   public readonly deployment: Deployment;
   public readonly httpService: Service;
   public readonly sshService: Service;
@@ -230,7 +238,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
       },
     });
 
-    const dataVolume = Volume.fromPersistentVolumeClaim(this, 'DataVolume', PersistentVolumeClaim.fromClaimName(this, 'Claim', claim.name), {
+    const dataVolume = this.dataVolume = Volume.fromPersistentVolumeClaim(this, 'DataVolume', PersistentVolumeClaim.fromClaimName(this, 'Claim', claim.name), {
       name: 'data',
     });
     const credentials = Secret.fromSecretName(this, 'DatabaseSecret', this.databaseSecret);
@@ -287,7 +295,7 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
         volumeMounts: [
           { path: DATA_PATH, volume: dataVolume },
           // The root filesystem is read-only; GITEA_TEMP lives here.
-          { path: '/tmp', volume: Volume.fromEmptyDir(this, 'TmpVolume', 'tmp', { sizeLimit: Size.gibibytes(1) }) },
+          { path: '/tmp', volume: this.tmpVolume = Volume.fromEmptyDir(this, 'TmpVolume', 'tmp', { sizeLimit: Size.gibibytes(1) }) },
         ],
         resources: {
           cpu: { request: Cpu.millis(100) },

@@ -172,7 +172,7 @@ describe('CnpgRestoreDrill', () => {
   test('throws for a six-field schedule', () => {
     const chart = Testing.chart();
     expect(() => new CnpgRestoreDrill(chart, 'Drill', { cluster: cluster(chart), namespace: 'restore-drill', schedule: '0 0 5 * * 0' }))
-      .toThrow("Drill: 'schedule' '0 0 5 * * 0' has 6 fields, like a CNPG backup schedule");
+      .toThrow("Drill: 'schedule' '0 0 5 * * 0' has 6 fields, like CNPG's ScheduledBackup (seconds first)");
   });
 
   test('throws when the CronJob name would be too long for its Jobs', () => {
