@@ -4,3 +4,4 @@ export * from './cnpg-operator';
 export * from './wait-for-postgres-job';
 export * from './barman-object-store';
 export * from './cnpg-scheduled-backup';
+export * from './barman-cloud-plugin';
