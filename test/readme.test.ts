@@ -67,7 +67,7 @@ describe('README commands', () => {
     const r = run('npm', ['run', '-s', 'synth', '--', '--config', 'examples/ddb-cluster.config.ts', '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(readTree(out).has('bootstrap/05-postgres-ddb-cluster.yaml')).toBe(true);
+    expect(readTree(out).has('bootstrap/06-postgres-ddb-cluster.yaml')).toBe(true);
   });
 
   test('dist/bootstrap/bootstrap.sh --dry-run prints the plan and needs no cluster', () => {

@@ -117,6 +117,8 @@ test('no token or secret value reaches the output', () => {
 test('references the Secrets it needs, for the bootstrap to check', () => {
   expect(tree().secretReferences.map((s) => `${s.namespace}/${s.name}`)).toEqual([
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
+    // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
+    'ddb/pg-backup-s3',
     'temporal/ddb-cluster-temporal',
   ]);
 });
@@ -184,7 +186,7 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'CronJob', 'Database', 'Job']));
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'CronJob', 'Database', 'Job', 'ObjectStore', 'ScheduledBackup']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
