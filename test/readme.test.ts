@@ -74,7 +74,7 @@ describe('README commands', () => {
     const r = run('bash', ['dist/bootstrap/bootstrap.sh', '--dry-run']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('01-namespaces.yaml');
-    expect(r.stdout).toContain('09-argocd-root.yaml');
+    expect(r.stdout).toContain('10-argocd-root.yaml');
   });
 
   test('npm run coverage -- --repo <checkout> is clean on a checkout that matches the config', () => {

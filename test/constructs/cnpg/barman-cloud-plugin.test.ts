@@ -73,4 +73,17 @@ describe('the plugin step of the bootstrap plan', () => {
       defaultPath: '~/.config/homelab/pg-backup-s3.env', envKeys: ['ACCESS_KEY_ID', 'ACCESS_SECRET_KEY'],
     })]);
   });
+
+  test('a failed wait for the Phase-0 cluster shows why the plugin is stuck: the phase reason and the archiving condition', () => {
+    const { bootstrap } = synthesizeHomelab(REFERENCE_HOMELAB);
+    const wait = bootstrap.postgres.get('forgejo-db')!.step.waits.find((w) => w.kind === 'job-complete');
+    expect(wait?.kind === 'job-complete' ? wait.watched : []).toEqual([
+      { resource: 'clusters.postgresql.cnpg.io/forgejo-db', messagePath: '{.status.phase}' },
+      { resource: 'clusters.postgresql.cnpg.io/forgejo-db', messagePath: '{.status.phaseReason}' },
+      { resource: 'clusters.postgresql.cnpg.io/forgejo-db', messagePath: '{.status.conditions[?(@.type=="ContinuousArchiving")].message}' },
+    ]);
+    const { bootstrap: noBackups } = synthesizeHomelab(withoutBackups);
+    const plain = noBackups.postgres.get('forgejo-db')!.step.waits.find((w) => w.kind === 'job-complete');
+    expect(plain?.kind === 'job-complete' ? plain.watched.map((x) => x.messagePath) : []).toEqual(['{.status.phase}']);
+  });
 });
