@@ -35,10 +35,10 @@ describe('examples/backup.config.ts (synthesized here, never into dist/)', () =>
     });
     expect(cluster.externalClusters).toEqual([{
       name: 'forgejo-db',
-      plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
+      plugin: { name: 'barman-cloud.cloudnative-pg.io', enabled: true, isWALArchiver: false, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
     }]);
     expect(cluster.plugins).toEqual([{
-      name: 'barman-cloud.cloudnative-pg.io', isWALArchiver: true, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db-2' },
+      name: 'barman-cloud.cloudnative-pg.io', enabled: true, isWALArchiver: true, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db-2' },
     }]);
     expect(objects[2].spec).toEqual({
       cluster: { name: 'forgejo-db' }, schedule: '0 0 3 * * *', method: 'plugin',
