@@ -74,6 +74,15 @@ describe('the plugin step of the bootstrap plan', () => {
     })]);
   });
 
+  test('the plan and its Mermaid diagram show the derived order', () => {
+    const { tree } = synthesizeHomelab(REFERENCE_HOMELAB);
+    const readme = tree.get('README.md')!;
+    expect(readme).toContain('  wait_cnpg_operator --> step_barman_cloud_plugin\n');
+    expect(readme).toContain('  wait_barman_cloud_plugin --> step_postgres_forgejo_db\n');
+    expect(readme).toContain('  wait_barman_cloud_plugin --> step_argocd_root\n');
+    expect(readme).not.toMatch(/step_postgres_forgejo_db --> step_barman_cloud_plugin|wait_postgres_forgejo_db --> step_barman_cloud_plugin/);
+  });
+
   test('a failed wait for the Phase-0 cluster shows why the plugin is stuck: the phase reason and the archiving condition', () => {
     const { bootstrap } = synthesizeHomelab(REFERENCE_HOMELAB);
     const wait = bootstrap.postgres.get('forgejo-db')!.step.waits.find((w) => w.kind === 'job-complete');
