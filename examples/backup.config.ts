@@ -2,10 +2,11 @@ import { REFERENCE_HOMELAB } from '../lib/config/defaults';
 import { BackupObjectStoreConfig, HomelabConfig } from '../lib/config/homelab-config';
 
 /**
- * The reference homelab with backups through the CNPG Barman Cloud plugin, and `forgejo-db` rebuilt from them.
- * NOT deployable yet: a Cluster that names the plugin stops reconciling until the plugin is installed, and installing
- * it (after cert-manager) is the next slice of issue 14. Synthesized by the tests (test/synth/backup-example.test.ts),
- * never into the committed dist/.
+ * The reference homelab with backups through the CNPG Barman Cloud plugin, and `forgejo-db` rebuilt from them. The
+ * runbook installs the plugin in Phase 0 (its own TLS Secrets, no cert-manager), after the CNPG operator and before
+ * `forgejo-db`, whose credentials it applies from `~/.config/homelab/forgejo-db-backup-s3.env`; the recovery then runs
+ * when the runbook creates the Cluster. The runbook's restore procedure (`--restore`) is not written yet.
+ * Synthesized by the tests (test/synth/backup-example.test.ts), never into the committed dist/.
  *
  * - Every cluster archives WAL and takes a base backup at 03:00 into an off-site S3-compatible store, keeping 30 days.
  * - `forgejo-db` is restored from the archive its lost predecessor wrote under server name `forgejo-db`, to a point

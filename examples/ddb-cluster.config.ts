@@ -1,4 +1,4 @@
-import { REFERENCE_HOMELAB } from '../lib/config/defaults';
+import { REFERENCE_BACKUP_STORE, REFERENCE_HOMELAB } from '../lib/config/defaults';
 import { HomelabConfig } from '../lib/config/homelab-config';
 
 /**
@@ -15,7 +15,11 @@ import { HomelabConfig } from '../lib/config/homelab-config';
 const config: HomelabConfig = {
   ...REFERENCE_HOMELAB,
   postgresClusters: {
-    'ddb-cluster': { namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi' },
+    'ddb-cluster': {
+      namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi',
+      // Phase 0: the runbook installs the Barman Cloud plugin first and applies the credentials from a local file.
+      backup: { objectStore: REFERENCE_BACKUP_STORE },
+    },
   },
   databases: {
     forgejo: { cluster: 'ddb-cluster', owner: 'app' },

@@ -13,7 +13,12 @@ const remote = (k.resources ?? []).filter((r) => /^https?:\/\//.test(r));
 if (remote.length > 0) {
   const stubs = (k.patches ?? []).flatMap((p) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, p.path), 'utf8')))
     .map((d) => d.toJSON())
-    .map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name } }));
+    .map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      // a patch that names a namespace only matches an object in it
+      metadata: { name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) },
+    }));
   fs.writeFileSync(path.join(dir, 'stubs.yaml'), stubs.map((s) => YAML.stringify(s)).join('---\n'));
   k.resources = [...k.resources.filter((r) => !remote.includes(r)), 'stubs.yaml'];
 }

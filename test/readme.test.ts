@@ -67,14 +67,14 @@ describe('README commands', () => {
     const r = run('npm', ['run', '-s', 'synth', '--', '--config', 'examples/ddb-cluster.config.ts', '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(readTree(out).has('bootstrap/05-postgres-ddb-cluster.yaml')).toBe(true);
+    expect(readTree(out).has('bootstrap/06-postgres-ddb-cluster.yaml')).toBe(true);
   });
 
   test('dist/bootstrap/bootstrap.sh --dry-run prints the plan and needs no cluster', () => {
     const r = run('bash', ['dist/bootstrap/bootstrap.sh', '--dry-run']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('01-namespaces.yaml');
-    expect(r.stdout).toContain('09-argocd-root.yaml');
+    expect(r.stdout).toContain('10-argocd-root.yaml');
   });
 
   test('npm run coverage -- --repo <checkout> is clean on a checkout that matches the config', () => {

@@ -5,7 +5,7 @@
 # Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for
 # exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.
 #
-# Needs: bash, coreutils, sed, grep, kubectl >= 1.29, helm >= 3.8 and git (kustomize fetches remote manifests).
+# Needs: bash, coreutils, sed, grep, kubectl >= 1.29, helm >= 3.8, openssl (makes self-signed TLS certificates) and git (kustomize fetches remote manifests).
 # Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.
 #
 # Usage: bootstrap.sh [--dry-run] [--yes] [--help]
@@ -18,13 +18,15 @@
 #    2. cilium: Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)
 #    3. longhorn: Longhorn, the storage and its default StorageClass (helm upgrade --install of the pinned chart)
 #    4. cnpg-operator: CloudNativePG operator (release manifest)
-#    5. postgres-forgejo-db: CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them
-#    6. forgejo: Forgejo git host with Redis
-#    7. argocd-install: Argo CD (upstream manifest) with health checks and the SOPS plugin
-#    8. argocd-repo-credential: Argo CD repository credential (key read from a local file at apply time)
-#    9. argocd-root: the homelab AppProject and the root app-of-apps
+#    5. barman-cloud-plugin: CNPG Barman Cloud plugin (release manifest without its cert-manager objects) and its self-signed TLS Secrets, renewed only by a re-run of the runbook
+#    6. postgres-forgejo-db: CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them
+#    7. forgejo: Forgejo git host with Redis
+#    8. argocd-install: Argo CD (upstream manifest) with health checks and the SOPS plugin
+#    9. argocd-repo-credential: Argo CD repository credential (key read from a local file at apply time)
+#   10. argocd-root: the homelab AppProject and the root app-of-apps
 #
 # Local files (override the path with the variable):
+#   PG_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/pg-backup-s3.env)
 #   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
 #   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 set -euo pipefail
@@ -33,7 +35,7 @@ DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TITLE='Homelab Phase-0 bootstrap'
 MIN_KUBECTL_VERSION=1.29
 MIN_HELM_VERSION=3.8
-STEPS=9
+STEPS=10
 POLL_SECONDS=5
 REQUEST_TIMEOUT=60s
 EXPECTED_CONTEXT=''
@@ -62,6 +64,7 @@ Before the first change it shows the cluster and asks for confirmation.
   --help     show this help
 
 Local files (override the path with the variable):
+  PG_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/pg-backup-s3.env)
   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 USAGE
@@ -202,6 +205,17 @@ check_helm() {
   printf '  ✓ helm %s (>= %s)\n' "$version" "$MIN_HELM_VERSION"
 }
 
+check_openssl() {
+  local version
+  if dry_run; then plan check "openssl on PATH (makes the self-signed TLS certificates)"; return 0; fi
+  if ! command -v openssl >/dev/null 2>&1; then
+    printf '  ✗ FAILED: openssl not found on PATH\n    hint: install OpenSSL 1.1.1 or newer; the runbook makes self-signed TLS certificates with it\n' >&2
+    abort
+  fi
+  version="$(openssl version 2>&1)" || true
+  printf '  ✓ %s\n' "${version%%$'\n'*}"
+}
+
 # confirm_cluster: shows which cluster the runbook is about to change (kube context, API server, kube-system
 # UID), refuses a cluster that differs from the one the config names, then asks (or takes --yes).
 confirm_cluster() {
@@ -265,10 +279,11 @@ expected_identity() {
   if [ -n "$pinned" ]; then printf ' (compared with %s)' "${pinned#, }"; fi
 }
 
-# file_problem PATH FORMAT: sets PROBLEM (why the file cannot be used, empty when it can) and FIX (how to fix
-# it, empty for the caller's hint). Reads the file only with test and grep -q/-c: its content is never printed.
+# file_problem PATH FORMAT [KEY]...: sets PROBLEM (why the file cannot be used, empty when it can) and FIX (how to fix
+# it, empty for the caller's hint); an env-file must set every KEY. Reads the file only with test, grep -q/-c and line
+# numbers: its content is never printed.
 file_problem() {
-  local path="$1" mode bad
+  local path="$1" mode bad key
   PROBLEM='' FIX=''
   if [ ! -e "$path" ]; then PROBLEM="no file at $path"; return 0; fi
   if [ ! -f "$path" ] || [ ! -r "$path" ]; then PROBLEM="$path is not a readable file"; return 0; fi
@@ -301,12 +316,19 @@ file_problem() {
         if [ -n "$bad" ]; then PROBLEM="$path line $bad is neither an age identity (AGE-SECRET-KEY-1...), a # comment nor blank"; fi
       fi
       ;;
+    env-file)
+      bad="$(grep -Evn '^(#.*|[[:space:]]*|[A-Za-z_][A-Za-z0-9_]*=.*)$' "$path" | head -n 1 | cut -d: -f1)" || bad=''
+      if [ -n "$bad" ]; then PROBLEM="$path line $bad is neither KEY=value, a # comment nor blank"; return 0; fi
+      for key in "${@:3}"; do
+        if ! grep -Eq "^$key=.+" "$path"; then PROBLEM="$path sets no $key (a line $key=value, the value without quotes)"; return 0; fi
+      done
+      ;;
   esac
 }
 
-need_file() { # variable format hint
+need_file() { # variable format hint [env-file key]...
   local path="${!1}"
-  file_problem "$path" "$2"
+  file_problem "$path" "$2" "${@:4}"
   if dry_run; then
     if [ -z "$PROBLEM" ]; then plan needs "$1=$path (present)"
     elif [ ! -e "$path" ]; then plan needs "$1=$path (MISSING: $3)"
@@ -351,6 +373,78 @@ ensure_secret() { # namespace name key bytes
   fi
   rm -f "$file"
   printf '  ✓ Secret %s/%s created with a random %s\n' "$1" "$2" "$3"
+}
+
+# install_secret_env_file STEP-NAME NAMESPACE NAME VARIABLE: applies Secret NAMESPACE/NAME with one key per line
+# KEY=value of the local env file named by VARIABLE (checked in the preflight), server-side and idempotently. The
+# content goes from one kubectl to the other through a pipe, never to the terminal or a file.
+install_secret_env_file() {
+  local start=$SECONDS what="Secret $2/$3 from the env file \$$4" out
+  if dry_run; then plan install "$what, kubectl apply --server-side --field-manager=homelab-bootstrap-$1"; return 0; fi
+  # kubectl's own parse errors could quote a line of the file: they are not shown (the preflight checked its format)
+  if ! out="$(kube create secret generic "$3" -n "$2" "--from-env-file=${!4}" --dry-run=client -o yaml 2>/dev/null |
+    kube apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$1" -f - 2>&1)"; then
+    failed "apply $what" "$start" "$out"
+    inspect "$(quote kubectl get secret "$3" -n "$2")"
+  fi
+  passed "applied $what" "$start"
+}
+
+# ensure_tls_secret STEP-NAME NAMESPACE NAME USAGE CN VALIDITY-DAYS RENEW-DAYS [DNS-NAME]...: keeps the TLS Secret
+# NAMESPACE/NAME when its certificate is valid for more than RENEW-DAYS days; otherwise makes a self-signed
+# certificate with openssl (RSA 2048, cert-manager's default key; CN; the DNS names; extended key usage USAGE, server
+# or client; VALIDITY-DAYS) and applies it server-side as type kubernetes.io/tls with tls.crt, tls.key and ca.crt (the
+# certificate itself, as cert-manager's selfSigned issuer writes it). The key is made in a private folder (umask 077)
+# that is removed at once, and reaches kubectl through a pipe; it is never printed. Only a re-run of the runbook
+# renews it.
+ensure_tls_secret() {
+  local step="$1" namespace="$2" name="$3" usage="$4" cn="$5" days="$6" renew="$7" start=$SECONDS crt end dir out why status=0 san=''
+  shift 7
+  local what="TLS Secret $namespace/$name (self-signed $usage certificate, CN $cn)"
+  if dry_run; then plan check "$what valid for more than $renew days, else made with openssl, valid $days days"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  crt="$(kube get secret "$name" -n "$namespace" -o 'jsonpath={.data.tls\.crt}' 2>"$STAGING/tls-get.err")" || status=$?
+  if [ "$status" = 0 ]; then
+    if [ -n "$crt" ] && printf '%s' "$crt" | base64 -d 2>/dev/null | openssl x509 -noout -checkend "$((renew * 86400))" >/dev/null 2>&1; then
+      end="$(printf '%s' "$crt" | base64 -d 2>/dev/null | openssl x509 -noout -enddate 2>/dev/null)" || end=''
+      printf '  ✓ %s kept: valid until %s (more than %s days)\n' "$what" "${end#notAfter=}" "$renew"
+      return 0
+    fi
+    why="its certificate is missing or expires within $renew days"
+  else
+    case "$(cat "$STAGING/tls-get.err")" in
+      *'(NotFound)'*) why='it did not exist' ;;
+      *)
+        failed "read $what" "$start" "$(cat "$STAGING/tls-get.err")"
+        inspect "$(quote kubectl get secret "$name" -n "$namespace")"
+        ;;
+    esac
+  fi
+  for out in "$@"; do san="${san:+$san,}DNS:$out"; done
+  dir="$STAGING/tls-$name"
+  rm -rf "$dir"
+  (umask 077 && mkdir "$dir")
+  {
+    printf '[req]\ndistinguished_name = dn\nx509_extensions = ext\nprompt = no\n[dn]\nCN = %s\n[ext]\n' "$cn"
+    printf 'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature, keyEncipherment\n'
+    printf 'extendedKeyUsage = %s\nsubjectKeyIdentifier = hash\n' "$([ "$usage" = server ] && echo serverAuth || echo clientAuth)"
+    if [ -n "$san" ]; then printf 'subjectAltName = %s\n' "$san"; fi
+  } >"$dir/openssl.cnf"
+  if ! out="$(umask 077 && openssl req -x509 -new -newkey rsa:2048 -nodes -sha256 -days "$days" -config "$dir/openssl.cnf" \
+    -keyout "$dir/tls.key" -out "$dir/tls.crt" 2>&1)"; then
+    rm -rf "$dir"
+    failed "make $what with openssl" "$start" "$out"
+    abort
+  fi
+  if ! out="$(kube create secret generic "$name" -n "$namespace" --type=kubernetes.io/tls "--from-file=tls.crt=$dir/tls.crt" \
+    "--from-file=tls.key=$dir/tls.key" "--from-file=ca.crt=$dir/tls.crt" --dry-run=client -o yaml 2>/dev/null |
+    kube apply --server-side --force-conflicts "--field-manager=homelab-bootstrap-$step" -f - 2>&1)"; then
+    rm -rf "$dir"
+    failed "apply $what" "$start" "$out"
+    inspect "$(quote kubectl get secret "$name" -n "$namespace")"
+  fi
+  rm -rf "$dir"
+  passed "made $what, valid $days days ($why)" "$start"
 }
 
 # skip_when RESOURCE NAMESPACE JSONPATH VALUE REASON: succeeds (the caller skips the rest of its step) when JSONPATH of
@@ -654,11 +748,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+default_path PG_BACKUP_S3_ENV_FILE "$HOME"/.config/homelab/pg-backup-s3.env
 default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt
 default_path SEED_DEPLOY_KEY "$HOME"/.ssh/argocd_seed
 begin
 check_kubectl
 check_helm
+check_openssl
+need_file PG_BACKUP_S3_ENV_FILE env-file 'Save the object store'\''s keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it.' ACCESS_KEY_ID ACCESS_SECRET_KEY
 need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
 need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
 confirm_cluster
@@ -683,25 +780,33 @@ wait_crds 300 clusters.postgresql.cnpg.io databases.postgresql.cnpg.io
 wait_rollout cnpg-system deployment/cnpg-controller-manager 300
 wait_webhook 300 'CNPG admission webhooks answer a server-side dry-run of a Cluster' '{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"webhook-probe","namespace":"cnpg-system"},"spec":{"instances":1,"storage":{"size":"1Gi"}}}'
 
-step 5 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them'
-delete_job cicd wait-for-forgejo-db
-apply postgres-forgejo-db -f 05-postgres-forgejo-db.yaml
-wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}'
+step 5 barman-cloud-plugin 'CNPG Barman Cloud plugin (release manifest without its cert-manager objects) and its self-signed TLS Secrets, renewed only by a re-run of the runbook'
+ensure_tls_secret barman-cloud-plugin cnpg-system barman-cloud-client-tls client barman-cloud-client 730 30
+ensure_tls_secret barman-cloud-plugin cnpg-system barman-cloud-server-tls server barman-cloud 730 30 barman-cloud
+apply barman-cloud-plugin -k 05-barman-cloud-plugin
+wait_crds 300 objectstores.barmancloud.cnpg.io
+wait_rollout cnpg-system deployment/barman-cloud 300
 
-step 6 forgejo 'Forgejo git host with Redis'
+step 6 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them'
+install_secret_env_file postgres-forgejo-db cicd pg-backup-s3 PG_BACKUP_S3_ENV_FILE
+delete_job cicd wait-for-forgejo-db
+apply postgres-forgejo-db -f 06-postgres-forgejo-db.yaml
+wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' clusters.postgresql.cnpg.io/forgejo-db '{.status.phaseReason}' clusters.postgresql.cnpg.io/forgejo-db '{.status.conditions[?(@.type=="ContinuousArchiving")].message}'
+
+step 7 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
 need_secret cicd forgejo-backup-s3 'Create Secret '\''forgejo-backup-s3'\'' in namespace '\''cicd'\'' with keys '\''ACCESS_KEY_ID'\'', '\''ACCESS_SECRET_KEY'\'' (the S3 credentials of Forgejo'\''s backups: https://s3.backup.example.net, bucket '\''homelab-backups'\''), from a file that is never committed: kubectl create secret generic forgejo-backup-s3 -n cicd --from-env-file=<file of KEY=value lines>.'
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
 delete_job cicd forgejo-provision
-apply forgejo -f 06-forgejo.yaml
+apply forgejo -f 07-forgejo.yaml
 wait_rollout cicd deployment/forgejo-redis 300
 wait_rollout cicd deployment/forgejo 600
 wait_job cicd forgejo-provision 900
 
-step 7 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
+step 8 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
 install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE
-apply argocd-install -k 07-argocd-install
+apply argocd-install -k 08-argocd-install
 wait_crds 600 applications.argoproj.io applicationsets.argoproj.io appprojects.argoproj.io
 wait_rollout argocd deployment/argocd-applicationset-controller 600
 wait_rollout argocd deployment/argocd-dex-server 600
@@ -711,10 +816,10 @@ wait_rollout argocd deployment/argocd-repo-server 600
 wait_rollout argocd deployment/argocd-server 600
 wait_rollout argocd statefulset/argocd-application-controller 600
 
-step 8 argocd-repo-credential 'Argo CD repository credential (key read from a local file at apply time)'
-apply_staged argocd-repo-credential 08-argocd-repo-credential SEED_DEPLOY_KEY=sshPrivateKey
+step 9 argocd-repo-credential 'Argo CD repository credential (key read from a local file at apply time)'
+apply_staged argocd-repo-credential 09-argocd-repo-credential SEED_DEPLOY_KEY=sshPrivateKey
 
-step 9 argocd-root 'the homelab AppProject and the root app-of-apps'
-apply argocd-root -f 09-argocd-root.yaml
+step 10 argocd-root 'the homelab AppProject and the root app-of-apps'
+apply argocd-root -f 10-argocd-root.yaml
 
 finish

@@ -1,5 +1,18 @@
 import { DEFAULT_ARGOCD } from './default-catalog';
-import { HomelabConfig } from './homelab-config';
+import { BackupObjectStoreConfig, HomelabConfig } from './homelab-config';
+
+/**
+ * The one off-site object store of the reference homelab's backups: a placeholder, like the GitHub seed, for your own
+ * S3-compatible endpoint and bucket. Every cluster archives into it under its own server name (the cluster name). The
+ * credentials are the Secret `pg-backup-s3` in each cluster's namespace: for a Phase-0 cluster the runbook applies it
+ * from `~/.config/homelab/pg-backup-s3.env`, for one Argo CD delivers it is a SOPS-encrypted Secret of the repository.
+ */
+export const REFERENCE_BACKUP_STORE: BackupObjectStoreConfig = {
+  endpointURL: 'https://s3.example.net',
+  bucket: 'homelab-pg-backups',
+  path: 'cnpg',
+  credentials: { secretName: 'pg-backup-s3' },
+};
 
 /**
  * The off-site object store of the reference homelab's Forgejo dumps: a placeholder endpoint, replaced by yours.
@@ -31,6 +44,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
       initdbDatabase: 'forgejo',
       initdbOwner: 'forgejo',
       storageSize: '10Gi',
+      backup: { objectStore: REFERENCE_BACKUP_STORE },
     },
     'ddb-cluster': {
       namespace: 'ddb',
@@ -38,6 +52,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
       managedRoles: ['authentik', 'temporal'],
       storageSize: '20Gi',
       deliveredBy: 'argocd',
+      backup: { objectStore: REFERENCE_BACKUP_STORE },
     },
   },
   databases: {

@@ -240,6 +240,23 @@ const backupRules: ConfigRule = {
       const c = config.postgresClusters[name];
       const path = `postgresClusters.${name}`;
       const restore = c.restoreFrom;
+      if (c.deliveredBy === 'bootstrap') {
+        // A Phase-0 Cluster is created by the runbook, before Argo CD delivers anything: an object store inside the cluster
+        // (e.g. a MinIO tenant that Argo CD delivers) does not exist yet then, and is empty on a rebuilt cluster.
+        const stores: [string, { endpointURL: string } | undefined, boolean][] = [
+          ['backup.objectStore', c.backup?.objectStore, c.backup?.acceptInClusterOnly === true],
+          ['restoreFrom.objectStore', restore?.objectStore, true],
+        ];
+        for (const [field, store, reportedHereOnly] of stores) {
+          const inside = store === undefined ? undefined : inClusterEndpoint(store.endpointURL);
+          // A backup store without acceptInClusterOnly is reported by the rule below, with its own fix.
+          problems.when(inside !== undefined && reportedHereOnly, `${path}.${field}.endpointURL`,
+            () => `cluster '${name}' is created in Phase 0 (deliveredBy: 'bootstrap'), before Argo CD runs, so its object store cannot ` +
+              `be inside the cluster (${inside}): nothing there serves it when the runbook creates the Cluster, and on a rebuilt cluster ` +
+              `it is empty${field === 'backup.objectStore' ? '; backup.acceptInClusterOnly does not change that' : ''}. Point it at an ` +
+              'S3-compatible endpoint outside the cluster (off-site).');
+        }
+      }
       problems.when(restore !== undefined && restore.objectStore === undefined && c.backup === undefined, `${path}.restoreFrom.objectStore`,
         () => `is required: the cluster has no backup.objectStore to read server '${restore!.serverName}' from. Name the object store that ` +
           'holds it, or add a backup whose objectStore holds it.');

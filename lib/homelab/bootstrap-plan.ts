@@ -7,6 +7,7 @@ import { CnpgCluster } from '../constructs/cnpg/cnpg-cluster';
 import { definePostgresCluster } from './postgres-props';
 import { CnpgDatabase } from '../constructs/cnpg/cnpg-database';
 import { CnpgOperator } from '../constructs/cnpg/cnpg-operator';
+import { BarmanCloudPlugin } from '../constructs/cnpg/barman-cloud-plugin';
 import { WaitForPostgresJob } from '../constructs/cnpg/wait-for-postgres-job';
 import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
@@ -64,6 +65,12 @@ export class BootstrapPlan extends Construct {
   public readonly longhorn: LonghornInstall;
   public readonly namespaces: BootstrapStep;
   public readonly cnpgOperator: BootstrapStep;
+  /**
+   * The Barman Cloud plugin, when any Postgres cluster of the config (Phase 0 or Argo CD) has `backup` or `restoreFrom`:
+   * installed in Phase 0 with its own TLS Secrets, so it needs no cert-manager and runs before any Cluster names it.
+   */
+  public readonly barmanCloudPluginStep?: BootstrapStep;
+  public readonly barmanCloudPlugin?: BarmanCloudPlugin;
   public readonly postgres: ReadonlyMap<string, PostgresStep>;
   /** The CNPG Clusters Phase 0 defines, by config key. */
   public readonly clusters: ReadonlyMap<string, CnpgCluster>;
@@ -144,6 +151,19 @@ export class BootstrapPlan extends Construct {
     this.cnpgOperator.dependsOn(this.namespaces, 'the operator runs in a namespace that carries Pod Security labels');
     this.cnpgOperator.dependsOn(this.ciliumStep, 'the operator\'s pod and its admission webhook need the pod network');
 
+    const usesPlugin = (c: { backup?: unknown; restoreFrom?: unknown }) => c.backup !== undefined || c.restoreFrom !== undefined;
+    if (Object.values(config.postgresClusters).some(usesPlugin)) {
+      this.barmanCloudPluginStep = new BootstrapStep(this, 'BarmanCloudPlugin', {
+        stepName: 'barman-cloud-plugin',
+        summary: 'CNPG Barman Cloud plugin (release manifest without its cert-manager objects) and its self-signed TLS Secrets, ' +
+          'renewed only by a re-run of the runbook',
+      });
+      this.barmanCloudPlugin = new BarmanCloudPlugin(this.barmanCloudPluginStep, 'Plugin');
+      this.barmanCloudPluginStep.addComponent(this.barmanCloudPlugin);
+      this.barmanCloudPluginStep.dependsOn(this.cnpgOperator, 'the plugin runs in the CNPG operator\'s namespace, and CNPG registers it ' +
+        'from its Service there; its Deployment needs the pod network');
+    }
+
     const postgres = new Map<string, PostgresStep>();
     for (const [name, c] of sorted(config.postgresClusters)) {
       if (c.deliveredBy !== 'bootstrap') continue;
@@ -154,6 +174,11 @@ export class BootstrapPlan extends Construct {
       step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
       step.dependsOn(this.longhornStep, 'the Cluster\'s PVCs are provisioned by Longhorn\'s StorageClass');
+      if (this.barmanCloudPluginStep && usesPlugin(c)) {
+        step.dependsOn(this.barmanCloudPluginStep, 'a Cluster naming an unregistered plugin stops reconciling: the Barman Cloud plugin ' +
+          `must serve before the Cluster ${c.backup ? 'archives' : ''}${c.backup && c.restoreFrom ? ' and ' : ''}${c.restoreFrom ? 'recovers' : ''} through it`);
+        this.installObjectStoreCredentials(step, name, c);
+      }
       // Its ObjectStores and ScheduledBackup, when it has backups, are written to the same step.
       const { cluster } = definePostgresCluster(step, 'Cluster', name, c);
       const databases = sorted(config.databases)
@@ -300,9 +325,53 @@ export class BootstrapPlan extends Construct {
       this.argocdRoot.dependsOn(this.forgejoStep, 'after the cutover the root app reads the repository Forgejo serves');
     }
     this.argocdRoot.dependsOn(this.argocdInstall, 'AppProject and Application are Argo CD CRDs');
+    if (this.barmanCloudPluginStep && Object.values(config.postgresClusters).some((c) => c.deliveredBy === 'argocd' && usesPlugin(c))) {
+      this.argocdRoot.dependsOn(this.barmanCloudPluginStep, 'Argo CD delivers Clusters that archive or recover through the Barman ' +
+        'Cloud plugin (data-schemas), and a Cluster naming an unregistered plugin stops reconciling');
+    }
     this.argocdRoot.dependsOn(this.repoCredentialStep, source === 'github'
       ? 'the root app reads a private repository'
       : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
+  }
+
+  /**
+   * Makes the runbook apply the object-store credentials of a Phase-0 cluster before its Cluster: Argo CD, which
+   * delivers every other Secret (sops-secrets), runs only after Phase 0. Each Secret comes from a local env file the
+   * operator keeps off the cluster (`~/.config/homelab/<secret>.env`, lines `KEY=value`), checked before the first
+   * change. A CA bundle Secret (`caSecret`) must exist already: it is not a credential, and the runbook says so.
+   */
+  private installObjectStoreCredentials(step: BootstrapStep, clusterName: string, c: ResolvedHomelabConfig['postgresClusters'][string]): void {
+    const stores = [c.backup?.objectStore, c.restoreFrom?.objectStore].filter((s): s is NonNullable<typeof s> => s !== undefined);
+    const seen = new Set<string>();
+    for (const store of stores) {
+      const k = store.credentials;
+      if (!seen.has(k.secretName)) {
+        seen.add(k.secretName);
+        const file = `~/.config/homelab/${k.secretName}.env`;
+        const keys = [k.accessKeyIdKey, k.secretAccessKeyKey, ...(k.regionKey ? [k.regionKey] : [])];
+        step.addPrecondition({
+          kind: 'secret-from-env-file',
+          namespace: c.namespace,
+          name: k.secretName,
+          variable: `${k.secretName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_ENV_FILE`,
+          defaultPath: file,
+          format: 'env-file',
+          envKeys: keys,
+          hint: `Save the object store's keys for cluster ${clusterName} in ${file} (chmod 600), one per line without quotes: ` +
+            `${keys.map((key) => `${key}=<value>`).join(', ')}. Keep a copy off the cluster: a restore cannot start without it.`,
+        });
+      }
+      if (store.caSecret && !seen.has(store.caSecret.name)) {
+        seen.add(store.caSecret.name);
+        step.addPrecondition({
+          kind: 'secret-exists',
+          namespace: c.namespace,
+          name: store.caSecret.name,
+          hint: `Create it with the CA bundle of ${store.endpointURL}: kubectl create secret generic ${store.caSecret.name} ` +
+            `-n ${c.namespace} --from-file=${store.caSecret.key}=<ca.pem>`,
+        });
+      }
+    }
   }
 
   /**
@@ -374,7 +443,8 @@ export class BootstrapPlan extends Construct {
   /** Every step, in declaration order (the apply order is derived from dependencies). */
   public get steps(): BootstrapStep[] {
     return [
-      this.ciliumStep, this.namespaces, this.longhornStep, this.cnpgOperator, ...[...this.postgres.values()].map((p) => p.step),
+      this.ciliumStep, this.namespaces, this.longhornStep, this.cnpgOperator,
+      ...(this.barmanCloudPluginStep ? [this.barmanCloudPluginStep] : []), ...[...this.postgres.values()].map((p) => p.step),
       this.forgejoStep, this.argocdInstall,
       ...(this.seedCredentialStep ? [this.seedCredentialStep] : []), ...(this.seedRootStep ? [this.seedRootStep] : []),
       this.repoCredentialStep, this.argocdRoot,

@@ -1,5 +1,7 @@
 import { helmValuesFile, RenderedStep } from './render-steps';
-import { GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, SkipWhenPrecondition, StepWait } from '../constructs/bootstrap/waits';
+import {
+  GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, SelfSignedTlsSecretPrecondition, SkipWhenPrecondition, StepWait,
+} from '../constructs/bootstrap/waits';
 import { MIN_HELM_VERSION } from '../shared/pins';
 
 /**
@@ -102,6 +104,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     throw new Error(`runbook: minHelmVersion must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. '3.8'), got '${minHelmVersion}'`);
   }
   const usesHelm = planned.some((p) => p.applyFlag === 'helm');
+  const usesOpenssl = planned.some((p) => p.step.preconditions.some((pre) => pre.kind === 'self-signed-tls-secret'));
   const files = localFiles(planned);
 
   const when = (f: LocalFileSpec) => (f.checkedAt === 'step' ? ' [checked at its step]' : '');
@@ -116,7 +119,8 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     '# Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for',
     '# exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.',
     '#',
-    `# Needs: bash, coreutils, sed, grep, kubectl >= ${options.minKubectlVersion}${usesHelm ? `, helm >= ${minHelmVersion}` : ''} ` +
+    `# Needs: bash, coreutils, sed, grep, kubectl >= ${options.minKubectlVersion}${usesHelm ? `, helm >= ${minHelmVersion}` : ''}` +
+      `${usesOpenssl ? ', openssl (makes self-signed TLS certificates)' : ''} ` +
       'and git (kustomize fetches remote manifests).',
     `# Every kubectl request gives up after ${requestTimeoutSeconds}s (--request-timeout); waits have their own timeouts.`,
     '#',
@@ -186,6 +190,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     'begin',
     'check_kubectl',
     ...(usesHelm ? ['check_helm'] : []),
+    ...(usesOpenssl ? ['check_openssl'] : []),
     ...files.filter((f) => f.checkedAt !== 'step').map(needFile),
     'confirm_cluster',
     ...planned.flatMap((p) => ['', ...renderStep(p, variables)]),
@@ -220,8 +225,19 @@ function localFiles(planned: readonly RenderedStep[]): LocalFileSpec[] {
   const byVariable = new Map<string, { file: LocalFileSpec; stepName: string }>();
   for (const p of planned) {
     for (const pre of p.step.preconditions) {
-      if (pre.kind !== 'local-file' && pre.kind !== 'secret-from-file') continue;
+      if (pre.kind !== 'local-file' && pre.kind !== 'secret-from-file' && pre.kind !== 'secret-from-env-file') continue;
       const stepName = p.step.stepName;
+      if (pre.kind === 'secret-from-env-file' && pre.format !== 'env-file') {
+        throw new Error(`bootstrap step '${stepName}': Secret ${pre.namespace}/${pre.name} from ${pre.variable} reads an env file; its format must be 'env-file'`);
+      }
+      if (pre.format === 'env-file' && (pre.envKeys ?? []).length === 0) {
+        throw new Error(`bootstrap step '${stepName}': the env file ${pre.variable} must name the keys it sets (envKeys)`);
+      }
+      for (const key of pre.envKeys ?? []) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+          throw new Error(`bootstrap step '${stepName}': env-file key '${key}' of ${pre.variable} must be letters, digits and _, not starting with a digit`);
+        }
+      }
       if (!/^[A-Z_][A-Z0-9_]*$/.test(pre.variable)) {
         throw new Error(`bootstrap step '${stepName}': local-file variable '${pre.variable}' must be an upper-case shell variable name ` +
           '(letters, digits and _, e.g. SEED_DEPLOY_KEY)');
@@ -240,6 +256,10 @@ function localFiles(planned: readonly RenderedStep[]): LocalFileSpec[] {
         throw new Error(`bootstrap steps '${seen.stepName}' and '${stepName}' both read ${pre.variable} but default it to different files ` +
           `('${seen.file.defaultPath}' and '${pre.defaultPath}'). Use one path, or a separate variable per file.`);
       }
+      if (seen && (seen.file.envKeys ?? []).join(',') !== (pre.envKeys ?? []).join(',')) {
+        throw new Error(`bootstrap steps '${seen.stepName}' and '${stepName}' both read ${pre.variable} but expect different keys ` +
+          `(${(seen.file.envKeys ?? []).join(', ')} and ${(pre.envKeys ?? []).join(', ')}). Use one set of keys, or a separate variable per file.`);
+      }
       if (seen && seen.file.format !== pre.format) {
         throw new Error(`bootstrap steps '${seen.stepName}' and '${stepName}' both read ${pre.variable} but expect different formats ` +
           `(${seen.file.format ?? 'any'} and ${pre.format ?? 'any'}). Use one format, or a separate variable per file.`);
@@ -253,7 +273,22 @@ function localFiles(planned: readonly RenderedStep[]): LocalFileSpec[] {
 }
 
 function needFile(f: LocalFileSpec): string {
-  return `need_file ${f.variable} ${f.format ?? 'any'} ${shq(oneLine(f.hint))}`;
+  return [`need_file ${f.variable} ${f.format ?? 'any'} ${shq(oneLine(f.hint))}`, ...(f.envKeys ?? [])].join(' ');
+}
+
+/** The `ensure_tls_secret` call of a self-signed TLS Secret. */
+function renderTlsSecret(stepName: string, t: SelfSignedTlsSecretPrecondition): string {
+  const dnsName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  if (!/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/.test(t.commonName) || !t.dnsNames.every((d) => dnsName.test(d))) {
+    throw new Error(`bootstrap step '${stepName}': TLS Secret ${t.namespace}/${t.name} needs a plain common name and DNS names ` +
+      `(letters, digits, '.', '-'), got '${t.commonName}' and [${t.dnsNames.join(', ')}]`);
+  }
+  if (!Number.isInteger(t.validityDays) || !Number.isInteger(t.renewWithinDays) || t.renewWithinDays < 1 || t.validityDays <= t.renewWithinDays) {
+    throw new Error(`bootstrap step '${stepName}': TLS Secret ${t.namespace}/${t.name} needs whole days with validityDays (${t.validityDays}) ` +
+      `greater than renewWithinDays (${t.renewWithinDays}) >= 1, or every re-run would make it again`);
+  }
+  return [`ensure_tls_secret ${shq(stepName)} ${shq(t.namespace)} ${shq(t.name)} ${t.usage} ${shq(t.commonName)}`,
+    `${t.validityDays} ${t.renewWithinDays}`, ...t.dnsNames.map(shq)].join(' ');
 }
 
 /**
@@ -277,7 +312,13 @@ function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   const lines: string[] = [];
   for (const pre of p.step.preconditions) {
     // local files are checked once, before anything is applied (see renderRunbook), unless checked at their step.
-    if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file') && pre.checkedAt === 'step') lines.push(needFile(pre));
+    if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file' || pre.kind === 'secret-from-env-file') && pre.checkedAt === 'step') {
+      lines.push(needFile(pre));
+    }
+    if (pre.kind === 'self-signed-tls-secret') lines.push(renderTlsSecret(name, pre));
+    if (pre.kind === 'secret-from-env-file') {
+      lines.push(`install_secret_env_file ${shq(name)} ${shq(pre.namespace)} ${shq(pre.name)} ${pre.variable}`);
+    }
     if (pre.kind === 'git-mirror-current') lines.push(renderMirrorCheck(name, pre, variables));
     if (pre.kind === 'secret-exists') lines.push(`need_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(oneLine(pre.hint))}`);
     if (pre.kind === 'generated-secret') {
@@ -565,6 +606,17 @@ check_helm() {
   printf '  ✓ helm %s (>= %s)\\n' "$version" "$MIN_HELM_VERSION"
 }
 
+check_openssl() {
+  local version
+  if dry_run; then plan check "openssl on PATH (makes the self-signed TLS certificates)"; return 0; fi
+  if ! command -v openssl >/dev/null 2>&1; then
+    printf '  ✗ FAILED: openssl not found on PATH\\n    hint: install OpenSSL 1.1.1 or newer; the runbook makes self-signed TLS certificates with it\\n' >&2
+    abort
+  fi
+  version="$(openssl version 2>&1)" || true
+  printf '  ✓ %s\\n' "\${version%%$'\\n'*}"
+}
+
 # confirm_cluster: shows which cluster the runbook is about to change (kube context, API server, kube-system
 # UID), refuses a cluster that differs from the one the config names, then asks (or takes --yes).
 confirm_cluster() {
@@ -628,10 +680,11 @@ expected_identity() {
   if [ -n "$pinned" ]; then printf ' (compared with %s)' "\${pinned#, }"; fi
 }
 
-# file_problem PATH FORMAT: sets PROBLEM (why the file cannot be used, empty when it can) and FIX (how to fix
-# it, empty for the caller's hint). Reads the file only with test and grep -q/-c: its content is never printed.
+# file_problem PATH FORMAT [KEY]...: sets PROBLEM (why the file cannot be used, empty when it can) and FIX (how to fix
+# it, empty for the caller's hint); an env-file must set every KEY. Reads the file only with test, grep -q/-c and line
+# numbers: its content is never printed.
 file_problem() {
-  local path="$1" mode bad
+  local path="$1" mode bad key
   PROBLEM='' FIX=''
   if [ ! -e "$path" ]; then PROBLEM="no file at $path"; return 0; fi
   if [ ! -f "$path" ] || [ ! -r "$path" ]; then PROBLEM="$path is not a readable file"; return 0; fi
@@ -664,12 +717,19 @@ file_problem() {
         if [ -n "$bad" ]; then PROBLEM="$path line $bad is neither an age identity (AGE-SECRET-KEY-1...), a # comment nor blank"; fi
       fi
       ;;
+    env-file)
+      bad="$(grep -Evn '^(#.*|[[:space:]]*|[A-Za-z_][A-Za-z0-9_]*=.*)$' "$path" | head -n 1 | cut -d: -f1)" || bad=''
+      if [ -n "$bad" ]; then PROBLEM="$path line $bad is neither KEY=value, a # comment nor blank"; return 0; fi
+      for key in "\${@:3}"; do
+        if ! grep -Eq "^$key=.+" "$path"; then PROBLEM="$path sets no $key (a line $key=value, the value without quotes)"; return 0; fi
+      done
+      ;;
   esac
 }
 
-need_file() { # variable format hint
+need_file() { # variable format hint [env-file key]...
   local path="\${!1}"
-  file_problem "$path" "$2"
+  file_problem "$path" "$2" "\${@:4}"
   if dry_run; then
     if [ -z "$PROBLEM" ]; then plan needs "$1=$path (present)"
     elif [ ! -e "$path" ]; then plan needs "$1=$path (MISSING: $3)"
@@ -714,6 +774,78 @@ ensure_secret() { # namespace name key bytes
   fi
   rm -f "$file"
   printf '  ✓ Secret %s/%s created with a random %s\\n' "$1" "$2" "$3"
+}
+
+# install_secret_env_file STEP-NAME NAMESPACE NAME VARIABLE: applies Secret NAMESPACE/NAME with one key per line
+# KEY=value of the local env file named by VARIABLE (checked in the preflight), server-side and idempotently. The
+# content goes from one kubectl to the other through a pipe, never to the terminal or a file.
+install_secret_env_file() {
+  local start=$SECONDS what="Secret $2/$3 from the env file \\$$4" out
+  if dry_run; then plan install "$what, kubectl apply --server-side --field-manager=${FIELD_MANAGER_PREFIX}-$1"; return 0; fi
+  # kubectl's own parse errors could quote a line of the file: they are not shown (the preflight checked its format)
+  if ! out="$(kube create secret generic "$3" -n "$2" "--from-env-file=\${!4}" --dry-run=client -o yaml 2>/dev/null |
+    kube apply --server-side --force-conflicts "--field-manager=${FIELD_MANAGER_PREFIX}-$1" -f - 2>&1)"; then
+    failed "apply $what" "$start" "$out"
+    inspect "$(quote kubectl get secret "$3" -n "$2")"
+  fi
+  passed "applied $what" "$start"
+}
+
+# ensure_tls_secret STEP-NAME NAMESPACE NAME USAGE CN VALIDITY-DAYS RENEW-DAYS [DNS-NAME]...: keeps the TLS Secret
+# NAMESPACE/NAME when its certificate is valid for more than RENEW-DAYS days; otherwise makes a self-signed
+# certificate with openssl (RSA 2048, cert-manager's default key; CN; the DNS names; extended key usage USAGE, server
+# or client; VALIDITY-DAYS) and applies it server-side as type kubernetes.io/tls with tls.crt, tls.key and ca.crt (the
+# certificate itself, as cert-manager's selfSigned issuer writes it). The key is made in a private folder (umask 077)
+# that is removed at once, and reaches kubectl through a pipe; it is never printed. Only a re-run of the runbook
+# renews it.
+ensure_tls_secret() {
+  local step="$1" namespace="$2" name="$3" usage="$4" cn="$5" days="$6" renew="$7" start=$SECONDS crt end dir out why status=0 san=''
+  shift 7
+  local what="TLS Secret $namespace/$name (self-signed $usage certificate, CN $cn)"
+  if dry_run; then plan check "$what valid for more than $renew days, else made with openssl, valid $days days"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  crt="$(kube get secret "$name" -n "$namespace" -o 'jsonpath={.data.tls\\.crt}' 2>"$STAGING/tls-get.err")" || status=$?
+  if [ "$status" = 0 ]; then
+    if [ -n "$crt" ] && printf '%s' "$crt" | base64 -d 2>/dev/null | openssl x509 -noout -checkend "$((renew * 86400))" >/dev/null 2>&1; then
+      end="$(printf '%s' "$crt" | base64 -d 2>/dev/null | openssl x509 -noout -enddate 2>/dev/null)" || end=''
+      printf '  ✓ %s kept: valid until %s (more than %s days)\\n' "$what" "\${end#notAfter=}" "$renew"
+      return 0
+    fi
+    why="its certificate is missing or expires within $renew days"
+  else
+    case "$(cat "$STAGING/tls-get.err")" in
+      *'(NotFound)'*) why='it did not exist' ;;
+      *)
+        failed "read $what" "$start" "$(cat "$STAGING/tls-get.err")"
+        inspect "$(quote kubectl get secret "$name" -n "$namespace")"
+        ;;
+    esac
+  fi
+  for out in "$@"; do san="\${san:+$san,}DNS:$out"; done
+  dir="$STAGING/tls-$name"
+  rm -rf "$dir"
+  (umask 077 && mkdir "$dir")
+  {
+    printf '[req]\\ndistinguished_name = dn\\nx509_extensions = ext\\nprompt = no\\n[dn]\\nCN = %s\\n[ext]\\n' "$cn"
+    printf 'basicConstraints = critical, CA:FALSE\\nkeyUsage = critical, digitalSignature, keyEncipherment\\n'
+    printf 'extendedKeyUsage = %s\\nsubjectKeyIdentifier = hash\\n' "$([ "$usage" = server ] && echo serverAuth || echo clientAuth)"
+    if [ -n "$san" ]; then printf 'subjectAltName = %s\\n' "$san"; fi
+  } >"$dir/openssl.cnf"
+  if ! out="$(umask 077 && openssl req -x509 -new -newkey rsa:2048 -nodes -sha256 -days "$days" -config "$dir/openssl.cnf" \\
+    -keyout "$dir/tls.key" -out "$dir/tls.crt" 2>&1)"; then
+    rm -rf "$dir"
+    failed "make $what with openssl" "$start" "$out"
+    abort
+  fi
+  if ! out="$(kube create secret generic "$name" -n "$namespace" --type=kubernetes.io/tls "--from-file=tls.crt=$dir/tls.crt" \\
+    "--from-file=tls.key=$dir/tls.key" "--from-file=ca.crt=$dir/tls.crt" --dry-run=client -o yaml 2>/dev/null |
+    kube apply --server-side --force-conflicts "--field-manager=${FIELD_MANAGER_PREFIX}-$step" -f - 2>&1)"; then
+    rm -rf "$dir"
+    failed "apply $what" "$start" "$out"
+    inspect "$(quote kubectl get secret "$name" -n "$namespace")"
+  fi
+  rm -rf "$dir"
+  passed "made $what, valid $days days ($why)" "$start"
 }
 
 # skip_when RESOURCE NAMESPACE JSONPATH VALUE REASON: succeeds (the caller skips the rest of its step) when JSONPATH of

@@ -212,6 +212,14 @@ export function describePrecondition(pre: Precondition): string {
       return `local file ${pre.defaultPath} (or $${pre.variable}) exists. ${pre.hint}`;
     case 'secret-from-file':
       return `Secret ${pre.namespace}/${pre.name} (key ${pre.key}) applied from local file ${pre.defaultPath} (or $${pre.variable}). ${pre.hint}`;
+    case 'secret-from-env-file':
+      return `Secret ${pre.namespace}/${pre.name} (keys ${(pre.envKeys ?? []).join(', ')}) applied from local env file ${pre.defaultPath} ` +
+        `(or $${pre.variable}). ${pre.hint}`;
+    case 'self-signed-tls-secret':
+      return `TLS Secret ${pre.namespace}/${pre.name} (${pre.usage} certificate, CN ${pre.commonName}` +
+        `${pre.dnsNames.length > 0 ? `, DNS ${pre.dnsNames.join(', ')}` : ''}) exists and its certificate is valid for more than ` +
+        `${pre.renewWithinDays} days; otherwise the runbook makes a self-signed one valid for ${pre.validityDays} days with openssl. ` +
+        'Only a re-run of the runbook renews it.';
     case 'git-mirror-current':
       return `the Forgejo pull-mirror ${pre.repoOwner}/${pre.repoName} exists and its branch ${pre.branch} is at the commit ` +
         `${pre.seedUrl} has (git ls-remote with $${pre.seedKeyVariable}; Forgejo's API with $${pre.tokenVariable}), ` +

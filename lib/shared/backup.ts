@@ -12,8 +12,8 @@
  */
 export const BARMAN_CLOUD_PLUGIN = 'barman-cloud.cloudnative-pg.io';
 
-/** The Barman Cloud plugin release whose `ObjectStore` CRD `imports/` and `schemas/` are generated from. */
-export const BARMAN_CLOUD_PLUGIN_VERSION = 'v0.14.0';
+/** The Barman Cloud plugin release whose `ObjectStore` CRD `imports/` and `schemas/` are generated from (pinned in pins.ts). */
+export { BARMAN_CLOUD_PLUGIN_VERSION } from './pins';
 
 /** `ObjectStore.spec.retentionPolicy` as the pinned CRD's `pattern` has it: days, weeks or months. */
 export const RETENTION_POLICY_PATTERN = /^[1-9][0-9]*[dwm]$/;

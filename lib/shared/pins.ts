@@ -9,6 +9,23 @@ export const CNPG_VERSION = '1.30.0';
 export const CNPG_MANIFEST_URL =
   `https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v${CNPG_VERSION}/cnpg-${CNPG_VERSION}.yaml`;
 
+/**
+ * The CNPG Barman Cloud plugin release (backups and recovery through CNPG-I); its `ObjectStore` CRD is the one in
+ * `imports/`. It moves with CNPG: the plugin's `web/docs/installation.mdx` (v0.14.0) requires CNPG
+ * `BARMAN_CLOUD_PLUGIN_MIN_CNPG_VERSION` or newer, and recovery is moving into the instance sidecar as CNPG brings
+ * instance bootstrap in-process, so change both pins together and re-read both release notes.
+ */
+export const BARMAN_CLOUD_PLUGIN_VERSION = 'v0.14.0';
+/** The oldest CNPG the pinned plugin supports (`web/docs/installation.mdx` at v0.14.0: "must be 1.26 or newer"). */
+export const BARMAN_CLOUD_PLUGIN_MIN_CNPG_VERSION = '1.26.0';
+/**
+ * The plugin's release manifest (`versions.md` §2b; `web/docs/installation.mdx` at v0.14.0): the `ObjectStore` CRD,
+ * RBAC, Deployment and Service `cnpg-system/barman-cloud`, and the cert-manager Issuer and Certificates of its mTLS
+ * Secrets, which the bootstrap step deletes and replaces (lib/constructs/cnpg/barman-cloud-plugin.ts).
+ */
+export const BARMAN_CLOUD_PLUGIN_MANIFEST_URL =
+  `https://github.com/cloudnative-pg/plugin-barman-cloud/releases/download/${BARMAN_CLOUD_PLUGIN_VERSION}/manifest.yaml`;
+
 /** Argo CD release; its CRDs are the ones in `imports/argoproj.io.ts`. */
 export const ARGOCD_VERSION = 'v3.5.1';
 /** The upstream non-HA install manifest of that release. */

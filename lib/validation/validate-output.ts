@@ -58,6 +58,29 @@ interface Ranked {
   readonly doc: number;
 }
 
+/**
+ * A strategic-merge patch `$patch: delete` removes an upstream object from the build (e.g. the cert-manager objects of
+ * a release manifest whose CRDs the cluster does not have yet). It only names the object, so no schema of its kind is
+ * needed; it must name it and say nothing else, or the reader could think it changes something.
+ */
+function deletePatchProblems(doc: ManifestDocument, where: string): OutputProblem[] {
+  const meta = isObject(doc.value.metadata) ? doc.value.metadata : {};
+  const object = `${objectId(doc, undefined)} (patch)`;
+  const problems: OutputProblem[] = [];
+  if (typeof meta.name !== 'string' || meta.name === '') {
+    problems.push({ file: doc.file, object, path: `${where}metadata.name`, message: 'a $patch: delete patch must name the object it removes' });
+  }
+  const extra = [
+    ...Object.keys(doc.value).filter((k) => !['apiVersion', 'kind', 'metadata', '$patch'].includes(k)),
+    ...Object.keys(meta).filter((k) => !['name', 'namespace'].includes(k)).map((k) => `metadata.${k}`),
+  ].sort();
+  for (const field of extra) {
+    problems.push({ file: doc.file, object, path: `${where}${field}`,
+      message: 'a $patch: delete patch removes the whole object; remove this field (it changes nothing)' });
+  }
+  return problems;
+}
+
 /** Validates one document; returns its problems. */
 function documentProblems(doc: ManifestDocument, options: Required<ValidateOutputOptions>): OutputProblem[] {
   const where = doc.location ? `${doc.location}: ` : '';
@@ -74,6 +97,7 @@ function documentProblems(doc: ManifestDocument, options: Required<ValidateOutpu
         + 'every manifest document needs apiVersion and kind',
     }];
   }
+  if (doc.role === 'patch' && doc.value.$patch === 'delete') return deletePatchProblems(doc, where);
   const info = lookupKind(apiVersion, kind);
   const object = objectId(doc, info);
   if (!info) {

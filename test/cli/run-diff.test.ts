@@ -51,7 +51,7 @@ describe('npm run diff', () => {
       expect(report.changes[1].fields).toEqual([{ path: 'spec.selector.matchLabels["app.kubernetes.io/instance"]', new: 'forgejo' }]);
       expect(report.changes[3]).toMatchObject({ application: 'cert-manager', wave: 1,
         findings: [{ class: 'moves-pin', from: 'v1.21.1', to: 'v1.22.0' }] });
-      expect(report.runbookSteps).toEqual(['06-forgejo']);
+      expect(report.runbookSteps).toEqual(['07-forgejo']);
     });
 
     test('--markdown', () => {
@@ -59,9 +59,9 @@ describe('npm run diff', () => {
       expect(r.exitCode).toBe(DIFF_EXIT.RISKY);
       const rows = r.stdout.split('\n').filter((l) => /^\| [~+-] \|/.test(l));
       expect(rows).toEqual([
-        '| ~ | `CronJob cicd/forgejo-backup` | bootstrap step `06-forgejo` | 📋 needs the runbook |',
-        '| ~ | `Deployment cicd/forgejo` | bootstrap step `06-forgejo` | ⛔ breaks apply, 📋 needs the runbook |',
-        '| ~ | `PersistentVolumeClaim cicd/forgejo-data` | bootstrap step `06-forgejo` | ⛔ breaks apply, 🔥 destroys data, 📋 needs the runbook |',
+        '| ~ | `CronJob cicd/forgejo-backup` | bootstrap step `07-forgejo` | 📋 needs the runbook |',
+        '| ~ | `Deployment cicd/forgejo` | bootstrap step `07-forgejo` | ⛔ breaks apply, 📋 needs the runbook |',
+        '| ~ | `PersistentVolumeClaim cicd/forgejo-data` | bootstrap step `07-forgejo` | ⛔ breaks apply, 🔥 destroys data, 📋 needs the runbook |',
         '| ~ | `Application argocd/cert-manager` | wave 1, `cert-manager` | 📌 moves a pin |',
       ]);
       expect(r.stdout).toContain('**Risky: 2 breaks apply, 1 destroys data, 3 needs the runbook, 1 moves a pin.**');
@@ -73,7 +73,7 @@ describe('npm run diff', () => {
       expect(r.stdout.split('\n').filter((l) => /^ {2}[~+-] /.test(l)).map((l) => l.split(' [')[0])).toEqual([
         '  ~ changed CronJob cicd/forgejo-backup', '  ~ changed Deployment cicd/forgejo', '  ~ changed PersistentVolumeClaim cicd/forgejo-data', '  ~ changed Application argocd/cert-manager']);
       expect(r.stdout).toContain('spec.selector is immutable');
-      expect(r.stdout).toContain('Re-run the runbook (dist/bootstrap/bootstrap.sh) for: 06-forgejo.');
+      expect(r.stdout).toContain('Re-run the runbook (dist/bootstrap/bootstrap.sh) for: 07-forgejo.');
       expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
       expect(r.stdout).not.toMatch(/\x1b\[/);
       expect(runDiff(riskyConfig(), options({ baseDir: oldBaseDir, color: 'auto' }), { ...io, isTTY: true }).stdout).toMatch(/\x1b\[/);

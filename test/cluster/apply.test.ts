@@ -16,7 +16,8 @@ const TREES = [
 ];
 
 /** The pinned CRDs no bootstrap step installs (Argo CD's and CNPG's come with their release manifests). */
-const extraCrds = (): string[] => ['barman-cloud', 'image-updater', 'kyverno', 'rollouts'].flatMap((d) => walk(path.join(SHARED, 'crds', d)));
+// The Barman Cloud plugin's ObjectStore CRD is not here: the barman-cloud-plugin step installs it from the plugin's manifest.
+const extraCrds = (): string[] => ['image-updater', 'kyverno', 'rollouts'].flatMap((d) => walk(path.join(SHARED, 'crds', d)));
 
 const WORKLOADS = 'deployments,statefulsets,daemonsets,jobs,cronjobs';
 

@@ -2,6 +2,7 @@
 // every wait passes in order, a second run changes nothing, and a run killed in any step converges when run
 // again. The StatusWriter plays the controllers (test/cluster/harness/status-writer.ts); the wait Jobs' own
 // kubectl commands run for real, as their ServiceAccounts.
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { describeWithShared, offlineCopy } from './harness/output-tree';
@@ -53,6 +54,32 @@ export function describeRunbook({ name, dist, killInEachStep }: RunbookCase): vo
         expect(stepsStarted(r.output)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
         expect(r.output).not.toMatch(/FAILED/);
         expect(stack.writer.error).toBeUndefined();
+      });
+
+      test('the Barman Cloud plugin step: TLS Secrets made by the runbook\'s openssl, its CRD established, its Deployment rolled out', async () => {
+        // GIVEN the run above; every tree of these cases backs its clusters up, so the plugin step is there
+        expect(fs.readdirSync(path.join(tree, 'bootstrap')).filter((f) => f.endsWith('-barman-cloud-plugin'))).toHaveLength(1);
+        const get = async (...args: string[]) => {
+          const r = await stack.plane.kubectl(['get', ...args]);
+          expect(r.stderr).toBe('');
+          return r.stdout;
+        };
+        for (const [name, cn, usage] of [['barman-cloud-server-tls', 'barman-cloud', 'TLS Web Server Authentication'],
+          ['barman-cloud-client-tls', 'barman-cloud-client', 'TLS Web Client Authentication']]) {
+          expect(await get('secret', name, '-n', 'cnpg-system', '-o', 'jsonpath={.type}')).toBe('kubernetes.io/tls');
+          const crt = Buffer.from(await get('secret', name, '-n', 'cnpg-system', '-o', 'jsonpath={.data.tls\\.crt}'), 'base64').toString();
+          // ca.crt is the certificate itself, as cert-manager's selfSigned issuer writes it
+          expect(Buffer.from(await get('secret', name, '-n', 'cnpg-system', '-o', 'jsonpath={.data.ca\\.crt}'), 'base64').toString()).toBe(crt);
+          const text = spawnSync('openssl', ['x509', '-noout', '-subject', '-text'], { input: crt, encoding: 'utf8' }).stdout;
+          expect(text).toMatch(new RegExp(`subject=CN ?= ?${cn}\\n`));
+          expect(text).toContain(usage);
+        }
+        expect(await get('crd', 'objectstores.barmancloud.cnpg.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).toBe('True');
+        expect(await get('deployment', 'barman-cloud', '-n', 'cnpg-system', '-o', 'jsonpath={.status.availableReplicas}')).toBe('1');
+        // the Service CNPG discovers the plugin by, naming the two Secrets
+        expect(await get('service', 'barman-cloud', '-n', 'cnpg-system', '-o', 'jsonpath={.metadata.annotations}'))
+          .toMatch(/"cnpg.io\/pluginClientSecret":"barman-cloud-client-tls".*"cnpg.io\/pluginServerSecret":"barman-cloud-server-tls"/);
+        expect(await get('objectstores.barmancloud.cnpg.io', '-A', '-o', 'name')).toMatch(/-backup$/m);
       });
 
       test('each wait Job ran its own command as its ServiceAccount and passed', () => {

@@ -103,8 +103,32 @@ describe('postgresClusters.<name>.backup and restoreFrom', () => {
     ]);
     expect(inCluster('http://minio:9000')).toEqual([expect.stringContaining('(\'minio\' is a single-label name, resolved through the Pod\'s search domains to a Service)')]);
     expect(inCluster('http://10.96.12.7:9000')).toEqual([expect.stringContaining('(10.96.12.7 is in the Talos default Service range (10.96.0.0/12))')]);
-    expect(inCluster('http://minio.minio.svc:9000', true)).toEqual([]);
     expect(inCluster('http://192.168.1.20:9000')).toEqual([]);
+    // accepted on purpose: for a cluster Argo CD delivers
+    const ddb = REFERENCE_HOMELAB.postgresClusters['ddb-cluster'];
+    expect(problems({ ...REFERENCE_HOMELAB, postgresClusters: { ...REFERENCE_HOMELAB.postgresClusters,
+      'ddb-cluster': { ...ddb, backup: { objectStore: { ...STORE, endpointURL: 'http://minio.minio.svc:9000' }, acceptInClusterOnly: true } } } })).toEqual([]);
+  });
+
+  test('fails for a Phase-0 cluster whose backup or restore store is inside the cluster, even when accepted', () => {
+    // GIVEN forgejo-db (deliveredBy: 'bootstrap', the default) with an in-cluster store, accepted
+    const accepted = withForgejoDb({ initdbDatabase: 'forgejo', backup: { objectStore: { ...STORE, endpointURL: 'http://minio.minio.svc:9000' }, acceptInClusterOnly: true } });
+    // THEN the Phase-0 rule refuses it, saying why and how to fix it
+    expect(problems(accepted)).toEqual([
+      'postgresClusters.forgejo-db.backup.objectStore.endpointURL: cluster \'forgejo-db\' is created in Phase 0 (deliveredBy: \'bootstrap\'), ' +
+      'before Argo CD runs, so its object store cannot be inside the cluster (\'minio.minio.svc\' is a Service name): nothing there serves it ' +
+      'when the runbook creates the Cluster, and on a rebuilt cluster it is empty; backup.acceptInClusterOnly does not change that. Point it at ' +
+      'an S3-compatible endpoint outside the cluster (off-site).',
+    ]);
+    // a restore store inside the cluster, with an off-site backup store
+    const restore = withForgejoDb({ backup: { objectStore: STORE, serverName: 'forgejo-db-2' },
+      restoreFrom: { ...RESTORED.restoreFrom, objectStore: { ...STORE, endpointURL: 'http://10.43.0.9:9000' } } });
+    expect(problems(restore)).toEqual([
+      'postgresClusters.forgejo-db.restoreFrom.objectStore.endpointURL: cluster \'forgejo-db\' is created in Phase 0 (deliveredBy: \'bootstrap\'), ' +
+      'before Argo CD runs, so its object store cannot be inside the cluster (10.43.0.9 is in the k3s default Service range (10.43.0.0/16)): ' +
+      'nothing there serves it when the runbook creates the Cluster, and on a rebuilt cluster it is empty. Point it at an S3-compatible endpoint ' +
+      'outside the cluster (off-site).',
+    ]);
   });
 
   test('fails for an endpoint with a path and a bucket name S3 refuses', () => {

@@ -50,8 +50,8 @@ function withObject(file: string, kind: string, edit: (o: Record<string, any>) =
 
 /** The reviewed RBAC exceptions synthesis validates the committed output with. */
 const VALIDATION = synthesizeHomelab(REFERENCE_HOMELAB).validation;
-const FORGEJO = 'bootstrap/06-forgejo.yaml';
-const POSTGRES = 'bootstrap/05-postgres-forgejo-db.yaml';
+const FORGEJO = 'bootstrap/07-forgejo.yaml';
+const POSTGRES = 'bootstrap/06-postgres-forgejo-db.yaml';
 const MIRROR = 'forgejo-mirror/forgejo-mirror.yaml';
 
 /** Rules that only the output can break: config has no images, Roles or Jobs. The trees are never written. */
@@ -59,37 +59,37 @@ const OUTPUT_CASES: { name: string; tree: () => OutputTree; message: string }[] 
   {
     name: 'an image tagged latest',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.containers[0].image = 'docker.io/library/redis:latest'; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis:latest\' uses the tag \'latest\', which moves; pin a version tag or a digest (@sha256:...)',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis:latest\' uses the tag \'latest\', which moves; pin a version tag or a digest (@sha256:...)',
   },
   {
     name: 'an untagged image',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.containers[0].image = 'docker.io/library/redis'; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis\' is not pinned: without a tag it pulls :latest, which moves; use a version tag or a digest (@sha256:...)',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis\' is not pinned: without a tag it pulls :latest, which moves; use a version tag or a digest (@sha256:...)',
   },
   {
     name: 'a malformed digest',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.containers[0].image = 'docker.io/library/redis@sha256:abc'; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis@sha256:abc\' has a malformed sha256 digest (3 characters, 64 lower-case hex digits expected); copy the full digest from the registry',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].image: container \'redis\': image \'docker.io/library/redis@sha256:abc\' has a malformed sha256 digest (3 characters, 64 lower-case hex digits expected); copy the full digest from the registry',
   },
   {
     name: 'a container that may run as root',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.securityContext.runAsNonRoot = false; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.securityContext.runAsNonRoot: the pod sets runAsNonRoot: false, which the restricted profile forbids; set it to true',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.securityContext.runAsNonRoot: the pod sets runAsNonRoot: false, which the restricted profile forbids; set it to true',
   },
   {
     name: 'a container that may escalate privileges',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation = true; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation: container \'redis\' has allowPrivilegeEscalation true; the restricted profile needs false. Set securityContext.allowPrivilegeEscalation: false',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation: container \'redis\' has allowPrivilegeEscalation true; the restricted profile needs false. Set securityContext.allowPrivilegeEscalation: false',
   },
   {
     name: 'a hostPath volume',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.volumes.push({ name: 'host', hostPath: { path: '/var' } }); }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.volumes[1].hostPath: volume \'host\' mounts host path \'/var\', which the baseline profile forbids; use a persistentVolumeClaim or emptyDir',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.volumes[1].hostPath: volume \'host\' mounts host path \'/var\', which the baseline profile forbids; use a persistentVolumeClaim or emptyDir',
   },
   {
     name: 'a container memory limit of 400m',
     tree: () => withObject(FORGEJO, 'Deployment', (d) => { d.spec.template.spec.containers[0].resources.limits.memory = '400m'; }),
-    message: 'The synthesized output has 2 problems:\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].resources.limits.memory: container \'redis\': memory \'400m\' is 0.4 bytes: the \'m\' suffix means thousandths for bytes; write \'400Mi\'\n  - bootstrap/06-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].resources.requests.memory: container \'redis\': memory request \'64Mi\' is above its limit \'400m\'; the API server rejects it. Lower the request or raise the limit',
+    message: 'The synthesized output has 2 problems:\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].resources.limits.memory: container \'redis\': memory \'400m\' is 0.4 bytes: the \'m\' suffix means thousandths for bytes; write \'400Mi\'\n  - bootstrap/07-forgejo.yaml: Deployment cicd/forgejo-redis: spec.template.spec.containers[0].resources.requests.memory: container \'redis\': memory request \'64Mi\' is above its limit \'400m\'; the API server rejects it. Lower the request or raise the limit',
   },
   {
     name: 'a Job without activeDeadlineSeconds',
@@ -99,10 +99,10 @@ const OUTPUT_CASES: { name: string; tree: () => OutputTree; message: string }[] 
   {
     name: 'a repository credential whose url is not the root app\'s repoURL',
     tree: () => {
-      const file = 'bootstrap/08-argocd-repo-credential/kustomization.yaml';
+      const file = 'bootstrap/09-argocd-repo-credential/kustomization.yaml';
       return new Map([...DIST, [file, DIST.get(file)!.replace('url=git@github.com:homelab-owner/homelab.git', 'url=git@github.com:homelab-owner/other.git')]]);
     },
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/08-argocd-repo-credential/kustomization.yaml: Secret homelab-repo-github: ' +
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/09-argocd-repo-credential/kustomization.yaml: Secret homelab-repo-github: ' +
       'secretGenerator[0].literals: repository credential url \'git@github.com:homelab-owner/other.git\' is not the root app\'s repoURL ' +
       '\'git@github.com:homelab-owner/homelab.git\' (argocd/root/root.yaml); Argo CD matches credentials by exact URL, so the root app ' +
       'could not read the repository. Derive both from git.source.',
@@ -110,12 +110,12 @@ const OUTPUT_CASES: { name: string; tree: () => OutputTree; message: string }[] 
   {
     name: 'a wildcard Role',
     tree: () => withObject(POSTGRES, 'Role', (r) => { r.rules[0].verbs = ['*']; }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/05-postgres-forgejo-db.yaml: Role cicd/wait-for-forgejo-db: rules[0].verbs[0]: Role \'wait-for-forgejo-db\' grants \'*\' in verbs; wildcards also grant whatever is added later. List the verbs it needs',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-postgres-forgejo-db.yaml: Role cicd/wait-for-forgejo-db: rules[0].verbs[0]: Role \'wait-for-forgejo-db\' grants \'*\' in verbs; wildcards also grant whatever is added later. List the verbs it needs',
   },
   {
     name: 'a Role that reads Secrets without a reason',
     tree: () => withObject(POSTGRES, 'Role', (r) => { r.rules.push({ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }); }),
-    message: 'The synthesized output has 1 problem:\n  - bootstrap/05-postgres-forgejo-db.yaml: Role cicd/wait-for-forgejo-db: rules[1].resources[0]: Role \'wait-for-forgejo-db\' can get Secrets; remove \'secrets\', or add { role: \'cicd/wait-for-forgejo-db\', reason } to the Secret-access allow-list',
+    message: 'The synthesized output has 1 problem:\n  - bootstrap/06-postgres-forgejo-db.yaml: Role cicd/wait-for-forgejo-db: rules[1].resources[0]: Role \'wait-for-forgejo-db\' can get Secrets; remove \'secrets\', or add { role: \'cicd/wait-for-forgejo-db\', reason } to the Secret-access allow-list',
   },
 ];
 

@@ -327,6 +327,7 @@ describe('missing', () => {
     expect(messages(report).missing).toEqual([
       path('root', 'k8s/generated/argocd/apps', 'git.distPath'),
       path('projects', 'k8s/generated/argocd/projects', 'git.distPath'),
+      path('backup-checks', 'k8s/generated/backup-checks', 'postgresClusters.<name>.backup'),
       // the values file the runbook installed Cilium with, which the adopting Application reads
       '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
         + `not exist; the sync would fail.${hint}`,

@@ -69,8 +69,12 @@ describe('backup-checks: alerts and restore drills of every cluster with backups
 });
 
 describe('backup-checks follows the config', () => {
-  test('no backups, no Application (the reference homelab today)', () => {
-    const { tree, argocd } = synthesizeHomelab(REFERENCE_HOMELAB);
+  test('no backups, no Application', () => {
+    const withoutBackups: HomelabConfig = {
+      ...REFERENCE_HOMELAB,
+      postgresClusters: Object.fromEntries(Object.entries(REFERENCE_HOMELAB.postgresClusters).map(([n, c]) => [n, { ...c, backup: undefined }])),
+    };
+    const { tree, argocd } = synthesizeHomelab(withoutBackups);
     expect(argocd.backupChecks).toBeUndefined();
     expect([...tree.keys()].filter((f) => f.includes('backup-checks'))).toEqual([]);
   });

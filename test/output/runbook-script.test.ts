@@ -605,6 +605,8 @@ function homelabSandbox(source: 'github' | 'forgejo', runbook: (planned: Rendere
   const box = new RunbookSandbox(path.join(root, 'bootstrap'));
   box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
   box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
+  // the object-store credentials of forgejo-db's backups (not real keys)
+  box.writeHomeFile('.config/homelab/pg-backup-s3.env', 'ACCESS_KEY_ID=fake-id\nACCESS_SECRET_KEY=fake-secret\n');
   box.useFakeGit();
   if (tools.helm) box.useFakeHelm();
   return box;
@@ -629,7 +631,7 @@ describe('bootstrap.sh waits for CRDs that have no conditions yet', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const waits = r.calls.filter((c) => c.includes('wait --for=condition=Established')).map((c) => c.replace(/ --timeout=\d+s$/, ''));
-    expect(waits.length).toBe(4);
+    expect(waits.length).toBe(5);
     expect(waits[0]).toBe(waits[2]);
     expect(r.stdout).toContain('✓ CRDs established: clusters.postgresql.cnpg.io, databases.postgresql.cnpg.io');
   });
@@ -713,8 +715,8 @@ describe('bootstrap.sh installs Cilium and Longhorn with helm', () => {
     expect(r.stdout).toContain('  check   helm >= 3.8 on PATH\n');
     expect(r.stdout).toContain('  helm    helm --kube-context <confirmed> upgrade --install cilium cilium --repo https://helm.cilium.io ' +
       '--version 1.20.0 --namespace kube-system -f 02-cilium/values.yaml --timeout 600s (at most 660s)\n');
-    expect(r.stdout.indexOf('[2/9] cilium')).toBeLessThan(r.stdout.indexOf('[3/9] longhorn'));
-    expect(r.stdout.indexOf('[3/9] longhorn')).toBeLessThan(r.stdout.indexOf('[4/9] cnpg-operator'));
+    expect(r.stdout.indexOf('[2/10] cilium')).toBeLessThan(r.stdout.indexOf('[3/10] longhorn'));
+    expect(r.stdout.indexOf('[3/10] longhorn')).toBeLessThan(r.stdout.indexOf('[4/10] cnpg-operator'));
   });
 
   test('fails before any change when helm is not on PATH, naming the fix', () => {
@@ -736,7 +738,7 @@ describe('bootstrap.sh installs Cilium and Longhorn with helm', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('Error: UPGRADE FAILED: context deadline exceeded');
     expect(r.stderr).toContain(`helm --kube-context ${CONTEXT} status longhorn -n longhorn-system`);
-    expect(r.stderr).toContain('Stopped at step 3/9 (longhorn)');
+    expect(r.stderr).toContain('Stopped at step 3/10 (longhorn)');
     expect(r.calls[r.calls.length - 1]).toBe(LONGHORN);
   });
 });
@@ -756,7 +758,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
   const FORGEJO_URL = 'http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git';
   /** How skip_when asks for the live root app's repository before step 09. */
   const GET_ROOT = 'get applications.argoproj.io/root -o jsonpath={.spec.source.repoURL} -n argocd';
-  const SEED_ROOT_APPLY = /-argocd-seed-root -f <dir>\/09-argocd-seed-root\.yaml$/;
+  const SEED_ROOT_APPLY = /-argocd-seed-root -f <dir>\/10-argocd-seed-root\.yaml$/;
 
   const callIndex = (calls: readonly string[], pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
 
@@ -780,21 +782,21 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
         return i;
       };
       const order = [
-        at(/-forgejo -f <dir>\/06-forgejo\.yaml$/),
+        at(/-forgejo -f <dir>\/07-forgejo\.yaml$/),
         at(/^rollout status deployment\/forgejo -n cicd/),
-        at(/-argocd-seed-credential -k <staging>\/08-argocd-seed-credential$/),
-        at(/-argocd-seed-root -f <dir>\/09-argocd-seed-root\.yaml$/),
+        at(/-argocd-seed-credential -k <staging>\/09-argocd-seed-credential$/),
+        at(/-argocd-seed-root -f <dir>\/10-argocd-seed-root\.yaml$/),
         run.calls.indexOf(LS_REMOTE),
         run.calls.indexOf(EXEC),
-        at(/-argocd-repo-credential -k <staging>\/10-argocd-repo-credential$/),
-        at(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/),
+        at(/-argocd-repo-credential -k <staging>\/11-argocd-repo-credential$/),
+        at(/-argocd-root -f <dir>\/12-argocd-root\.yaml$/),
       ];
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(order[4]).toBeGreaterThan(-1);
       // the flip is the last thing the runbook does
-      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/11-argocd-root\.yaml$/);
+      expect(run.calls[run.calls.length - 1]).toMatch(/-argocd-root -f <dir>\/12-argocd-root\.yaml$/);
       expect(run.stdout).toContain(`✓ Forgejo mirror homelab-owner/homelab holds the commit of main on ${SEED} (${HEAD})`);
-      expect(run.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
+      expect(run.stdout).toMatch(/Bootstrap complete: 12 steps applied and ready.\n$/);
     });
 
     test('asks for the root app before the seed, and applies the seed since there is none', () => {
@@ -807,12 +809,12 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     });
 
     test('the seed root app reads GitHub and the flipped one Forgejo', () => {
-      const seedRoot = fs.readFileSync(path.join(box.dir, '09-argocd-seed-root.yaml'), 'utf8');
-      const root = fs.readFileSync(path.join(box.dir, '11-argocd-root.yaml'), 'utf8');
+      const seedRoot = fs.readFileSync(path.join(box.dir, '10-argocd-seed-root.yaml'), 'utf8');
+      const root = fs.readFileSync(path.join(box.dir, '12-argocd-root.yaml'), 'utf8');
       expect(seedRoot).toContain(`repoURL: ${SEED}`);
       expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps');
       expect(root).toContain('repoURL: http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
-      expect(fs.readFileSync(path.join(box.dir, '08-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
+      expect(fs.readFileSync(path.join(box.dir, '09-argocd-seed-credential', 'kustomization.yaml'), 'utf8')).toContain(`url=${SEED}`);
     });
 
     test('the seed is read with the deploy key; the token goes to Forgejo on stdin, never on a command line', () => {
@@ -836,7 +838,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       expect(r.calls.filter((c) => SEED_ROOT_APPLY.test(c) || /-argocd-seed-root /.test(c))).toEqual([]);
-      expect(r.stdout).toContain('[9/11] argocd-seed-root');
+      expect(r.stdout).toContain('[10/12] argocd-seed-root');
       expect(r.stdout).toContain('  ✓ skipped: the root app already reads the verified Forgejo mirror ' +
         `({.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${FORGEJO_URL})\n`);
       const order = [
@@ -845,11 +847,11 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
         r.calls.indexOf(LS_REMOTE),
         r.calls.indexOf(EXEC),
         callIndex(r.calls, /-argocd-repo-credential -k /),
-        callIndex(r.calls, /-argocd-root -f <dir>\/11-argocd-root\.yaml$/),
+        callIndex(r.calls, /-argocd-root -f <dir>\/12-argocd-root\.yaml$/),
       ];
       expect(order.every((i) => i > -1)).toBe(true);
       expect(order).toEqual([...order].sort((a, b) => a - b));
-      expect(r.stdout).toMatch(/Bootstrap complete: 11 steps ready: 10 applied, 1 skipped \(the cluster was already past them\).\n$/);
+      expect(r.stdout).toMatch(/Bootstrap complete: 12 steps ready: 11 applied, 1 skipped \(the cluster was already past them\).\n$/);
     });
 
     test('a root app that still reads the GitHub seed (a run interrupted before the flip) gets the seed applied again', () => {
@@ -857,7 +859,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(r.status).toBe(0);
       expect(callIndex(r.calls, SEED_ROOT_APPLY)).toBeGreaterThan(r.calls.indexOf(GET_ROOT));
       expect(r.stdout).toContain(`  → not skipped: {.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${SEED}, not ${FORGEJO_URL}\n`);
-      expect(r.stdout).toMatch(/Bootstrap complete: 11 steps applied and ready.\n$/);
+      expect(r.stdout).toMatch(/Bootstrap complete: 12 steps applied and ready.\n$/);
     });
 
     test('fails when the root app cannot be read, naming the error, before applying the seed or anything after it', () => {
@@ -868,7 +870,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
         'to tell whether the cluster is already past this step');
       expect(r.stderr).toContain(`    ${error}\n`);
       expect(r.stderr).toContain('inspect: kubectl get applications.argoproj.io/root -o \'jsonpath={.spec.source.repoURL}\' -n argocd');
-      expect(r.stderr).toContain('Stopped at step 9/11 (argocd-seed-root)');
+      expect(r.stderr).toContain('Stopped at step 10/12 (argocd-seed-root)');
       expect(r.calls[r.calls.length - 1]).toBe(GET_ROOT);
       expect(r.stdout).not.toContain('skipped');
     });
@@ -883,7 +885,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     expect(r.status).toBe(1);
     expect(r.stdout).not.toContain('FORGEJO_READ_TOKEN');
     expect(r.stderr).toContain('✗ FAILED: FORGEJO_READ_TOKEN: no file at');
-    expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
+    expect(r.stderr).toContain('Stopped at step 11/12 (argocd-repo-credential)');
     expect(callIndex(r.calls, /-argocd-seed-root -f /)).toBeGreaterThan(-1);
     expect(r.calls.filter((c) => /^git |^exec |-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
   });
@@ -900,7 +902,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     const noFlip = (r: RunResult) => {
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('Not flipping the root app to Forgejo: it keeps reading the GitHub seed.');
-      expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
+      expect(r.stderr).toContain('Stopped at step 11/12 (argocd-repo-credential)');
       expect(r.calls.filter((c) => /-argocd-repo-credential |-argocd-root /.test(c))).toEqual([]);
       // it polled: GitHub and Forgejo were asked more than once
       expect(r.calls.filter((c) => c === EXEC).length).toBeGreaterThan(1);
@@ -928,7 +930,7 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
       expect(r.stderr).toContain('Not re-applying the root app: it is left as this run found it ' +
         '(skipped: the root app already reads the verified Forgejo mirror).');
       expect(r.stderr).not.toContain('it keeps reading the GitHub seed');
-      expect(r.stderr).toContain('Stopped at step 10/11 (argocd-repo-credential)');
+      expect(r.stderr).toContain('Stopped at step 11/12 (argocd-repo-credential)');
     });
 
     test('when the seed cannot be read, at once', () => {
@@ -947,26 +949,26 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     const out = r.stdout;
     // the token is a need of the flip step, not of the preflight
     const token = `needs   FORGEJO_READ_TOKEN=${path.join(box.home, '.config/homelab/forgejo-read-token')} (MISSING`;
-    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[10/11] argocd-repo-credential'));
-    expect(out.indexOf('[9/11] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
-    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 11-argocd-root.yaml'));
-    expect(out.indexOf('[10/11] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[9/11] argocd-seed-root'));
+    expect(out.indexOf(token)).toBeGreaterThan(out.indexOf('[11/12] argocd-repo-credential'));
+    expect(out.indexOf('[10/12] argocd-seed-root')).toBeLessThan(out.indexOf('verify  Forgejo mirror homelab-owner/homelab holds the commit of main'));
+    expect(out.indexOf('verify  Forgejo mirror')).toBeLessThan(out.indexOf('argocd-root -f 12-argocd-root.yaml'));
+    expect(out.indexOf('[11/12] argocd-repo-credential')).toBeGreaterThan(out.indexOf('[10/12] argocd-seed-root'));
     // the seed root is planned as skipped when the root app already reads Forgejo, and applied otherwise
     const skip = `  skip    when {.spec.source.repoURL} of applications.argoproj.io/root in argocd is ${FORGEJO_URL} ` +
       '(the root app already reads the verified Forgejo mirror); otherwise:\n';
-    expect(out).toContain(`[9/11] argocd-seed-root: the homelab AppProject and the root app-of-apps reading the GitHub seed, until the Forgejo mirror is verified\n${skip}` +
-      '  apply   kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-argocd-seed-root -f 09-argocd-seed-root.yaml\n');
+    expect(out).toContain(`[10/12] argocd-seed-root: the homelab AppProject and the root app-of-apps reading the GitHub seed, until the Forgejo mirror is verified\n${skip}` +
+      '  apply   kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-argocd-seed-root -f 10-argocd-seed-root.yaml\n');
   });
 
   test('before the cutover the path is unchanged: GitHub credential, then the root app, and no mirror check', () => {
     const r = homelabSandbox('github').run(YES);
     expect(r.status).toBe(0);
     expect(r.calls.slice(-2)).toEqual([
-      `${SSA}-argocd-repo-credential -k <staging>/08-argocd-repo-credential`,
-      `${SSA}-argocd-root -f <dir>/09-argocd-root.yaml`,
+      `${SSA}-argocd-repo-credential -k <staging>/09-argocd-repo-credential`,
+      `${SSA}-argocd-root -f <dir>/10-argocd-root.yaml`,
     ]);
     expect(r.calls.filter((c) => /^git |^exec /.test(c))).toEqual([]);
-    expect(r.stdout).toMatch(/Bootstrap complete: 9 steps applied and ready.\n$/);
+    expect(r.stdout).toMatch(/Bootstrap complete: 10 steps applied and ready.\n$/);
   });
 
   testWith(SHELLCHECK)('the post-cutover script is shellcheck-clean', () => {

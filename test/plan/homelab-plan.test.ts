@@ -68,10 +68,10 @@ describe('buildPlan, reference homelab', () => {
     expect(c.forgejoUrl).toBe('http://forgejo-http.cicd.svc.cluster.local:3000/homelab-owner/homelab.git');
     // the files as the post-cutover runbook applies them: the GitHub seed first, then the verified flip
     expect(c.reapply).toEqual({
-      seedCredential: '08-argocd-seed-credential',
-      seedRoot: '09-argocd-seed-root.yaml',
-      credential: '10-argocd-repo-credential',
-      root: '11-argocd-root.yaml',
+      seedCredential: '09-argocd-seed-credential',
+      seedRoot: '10-argocd-seed-root.yaml',
+      credential: '11-argocd-repo-credential',
+      root: '12-argocd-root.yaml',
     });
     expect(c.branch).toBe('main');
     expect(tree.has(c.runbook)).toBe(true);

@@ -27,7 +27,7 @@ describe('renderOverview, reference homelab', () => {
     const waits = diagram.waitIds.get('postgres-forgejo-db')!;
     expect(mermaid.labels.get(waits)).toBe('waits for<br/>Job cicd/wait-for-forgejo-db complete');
     expect(mermaid.edges).toContain(`${diagram.stepIds.get('postgres-forgejo-db')} --> ${waits}`);
-    expect(mermaid.labels.get(diagram.stepIds.get('forgejo')!)).toMatch(/^06 forgejo<br\/>/);
+    expect(mermaid.labels.get(diagram.stepIds.get('forgejo')!)).toMatch(/^07 forgejo<br\/>/);
     expect(mermaid.edges).toContain(`${waits} --> ${diagram.stepIds.get('forgejo')}`);
   });
 
@@ -111,8 +111,8 @@ describe('renderOverview, reference homelab', () => {
     expect(cutover).toContain(`\`${plan.cutover.forgejoUrl}\``);
     expect(cutover).toContain('Status: **pending**.');
     expect(cutover).toContain('3. Set `git.source: \'forgejo\'` in the homelab config.');
-    expect(cutover).toContain('A re-run on a cluster whose root app already reads Forgejo changes nothing: `09-argocd-seed-root.yaml` is skipped, '
-      + 'so the root app never goes back to GitHub; the mirror is verified again, and `11-argocd-root.yaml` re-applies the root app as it is.');
+    expect(cutover).toContain('A re-run on a cluster whose root app already reads Forgejo changes nothing: `10-argocd-seed-root.yaml` is skipped, '
+      + 'so the root app never goes back to GitHub; the mirror is verified again, and `12-argocd-root.yaml` re-applies the root app as it is.');
     expect(mermaid.labels.get(diagram.cutoverId)).toContain(`to ${plan.cutover.forgejoUrl}`);
   });
 

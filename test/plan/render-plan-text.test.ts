@@ -64,11 +64,11 @@ describe('renderPlanText, reference homelab', () => {
     expect(joined).toContain('the repository credential: Secret argocd/homelab-repo-forgejo with an HTTP token');
     expect(joined).toContain('argocd/homelab-repo-github with an SSH deploy key');
     expect(joined).toContain('3. Set git.source: \'forgejo\' in the homelab config.');
-    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch\. It applies 08-argocd-seed-credential and 09-argocd-seed-root\.yaml .* then 10-argocd-repo-credential verifies that Forgejo's pull-mirror holds the commit of main on GitHub .* then 11-argocd-root\.yaml points the root app at Forgejo/);
+    expect(joined).toMatch(/Before merging, run dist\/bootstrap\/bootstrap\.sh from the reviewed branch\. It applies 09-argocd-seed-credential and 10-argocd-seed-root\.yaml .* then 11-argocd-repo-credential verifies that Forgejo's pull-mirror holds the commit of main on GitHub .* then 12-argocd-root\.yaml points the root app at Forgejo/);
     expect(joined).toContain('Keep pushing to GitHub: it stays the repository that is written to. Forgejo holds a pull-mirror, which refuses pushes');
     expect(joined).toMatch(/Rebuild after the cutover: run the same runbook on the bare cluster\. It seeds Argo CD from GitHub, brings Forgejo up, waits for the mirror/);
-    expect(joined).toContain('A re-run on a cluster whose root app already reads Forgejo changes nothing: 09-argocd-seed-root.yaml is skipped, '
-      + 'so the root app never goes back to GitHub; the mirror is verified again, and 11-argocd-root.yaml re-applies the root app as it is.');
+    expect(joined).toContain('A re-run on a cluster whose root app already reads Forgejo changes nothing: 10-argocd-seed-root.yaml is skipped, '
+      + 'so the root app never goes back to GitHub; the mirror is verified again, and 12-argocd-root.yaml re-applies the root app as it is.');
   });
 
   test('no line is wider than 80 columns', () => {

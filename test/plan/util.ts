@@ -70,7 +70,7 @@ export function parsePlanText(text: string): TextPlan {
       const step = steps[steps.length - 1];
       entries = { needs: step.needs, check: step.checks, wait: step.waits, helm: step.helm }[entry[1] as 'needs' | 'check' | 'wait' | 'helm'];
       entries.push(entry[2]);
-    } else if (entries && /^ {12}\S/.test(line)) {
+    } else if (entries && /^ {12,}\S/.test(line)) {
       entries[entries.length - 1] += ` ${line.trim()}`;
     } else {
       entries = undefined;

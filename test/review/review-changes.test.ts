@@ -29,12 +29,12 @@ describe('reviewTrees', () => {
     const config = referenceCopy();
     config.postgresClusters['forgejo-db'].instances = 2;
     const review = reviewTrees(base, synthesizeHomelab(config).tree);
-    expect(review.runbookSteps).toEqual(['05-postgres-forgejo-db']);
+    expect(review.runbookSteps).toEqual(['06-postgres-forgejo-db']);
     expect(classes(review, 'Cluster', 'forgejo-db')).toEqual(['needs-runbook']);
   });
 
   test('a renamed PVC is a delete and a create: the old claim destroys data', () => {
-    const renamed = editDocs(base, 'bootstrap/06-forgejo.yaml', (doc) => JSON.parse(JSON.stringify(doc).replace(/"forgejo-data"/g, '"forgejo-repositories"')));
+    const renamed = editDocs(base, 'bootstrap/07-forgejo.yaml', (doc) => JSON.parse(JSON.stringify(doc).replace(/"forgejo-data"/g, '"forgejo-repositories"')));
     const review = reviewTrees(base, renamed);
     const claims = review.changes.filter((c) => c.id.kind === 'PersistentVolumeClaim').map((c) => `${c.change} ${c.id.name}`);
     expect(claims).toEqual(['removed forgejo-data', 'added forgejo-repositories']);

@@ -17,7 +17,7 @@ export function editDocs(tree: ReadonlyMap<string, string>, file: string, edit: 
 
 /** The committed output of an older program: Forgejo's Deployment selected its pods by name only. */
 export function withOldForgejoSelector(tree: ReadonlyMap<string, string>): Map<string, string> {
-  return editDocs(tree, 'bootstrap/06-forgejo.yaml', (doc) => {
+  return editDocs(tree, 'bootstrap/07-forgejo.yaml', (doc) => {
     if (doc.kind !== 'Deployment' || doc.metadata.name !== 'forgejo') return doc;
     delete doc.spec.selector.matchLabels['app.kubernetes.io/instance'];
     return doc;

@@ -14,7 +14,7 @@ describe('examples/backup.config.ts (synthesized here, never into dist/)', () =>
   const { tree, argocd } = synthesizeHomelab(backupExample);
 
   test('the Phase-0 forgejo-db is restored from server forgejo-db and archives under forgejo-db-2, in its bootstrap step', () => {
-    const objects = docs(tree.get('bootstrap/05-postgres-forgejo-db.yaml'));
+    const objects = docs(tree.get('bootstrap/06-postgres-forgejo-db.yaml'));
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).slice(0, 3)).toEqual(['ObjectStore/forgejo-db-backup', 'Cluster/forgejo-db', 'ScheduledBackup/forgejo-db-backup']);
     const store = objects[0];
     expect(store.spec).toEqual({
@@ -35,10 +35,10 @@ describe('examples/backup.config.ts (synthesized here, never into dist/)', () =>
     });
     expect(cluster.externalClusters).toEqual([{
       name: 'forgejo-db',
-      plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
+      plugin: { name: 'barman-cloud.cloudnative-pg.io', enabled: true, isWALArchiver: false, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
     }]);
     expect(cluster.plugins).toEqual([{
-      name: 'barman-cloud.cloudnative-pg.io', isWALArchiver: true, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db-2' },
+      name: 'barman-cloud.cloudnative-pg.io', enabled: true, isWALArchiver: true, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db-2' },
     }]);
     expect(objects[2].spec).toEqual({
       cluster: { name: 'forgejo-db' }, schedule: '0 0 3 * * *', method: 'plugin',
@@ -62,10 +62,32 @@ describe('examples/backup.config.ts (synthesized here, never into dist/)', () =>
   });
 });
 
-describe('backups stay off until the plugin is installed (next slice)', () => {
-  test.each([['the reference homelab', REFERENCE_HOMELAB], ['the ddb-cluster example', ddbCluster]])('%s has no plugin, ObjectStore or ScheduledBackup', (_, config) => {
-    const { tree } = synthesizeHomelab(config);
-    const all = [...tree.entries()].filter(([p]) => p.endsWith('.yaml')).map(([, t]) => t).join('\n');
-    expect(all).not.toMatch(/barman|ObjectStore|ScheduledBackup|^\s+plugins:/m);
-  });
+describe('backups are on in the reference homelab and the ddb example, through the plugin Phase 0 installs', () => {
+  test.each([['the reference homelab', REFERENCE_HOMELAB, ['forgejo-db', 'ddb-cluster']], ['the ddb-cluster example', ddbCluster, ['ddb-cluster']]])(
+    '%s: every cluster archives to the off-site store; the plugin step comes after the CNPG operator and before the Phase-0 cluster',
+    (_, config, clusters) => {
+      const { tree, bootstrap } = synthesizeHomelab(config);
+      const all = [...tree.entries()].filter(([p]) => p.endsWith('.yaml')).flatMap(([, t]) => docs(t));
+      const stores = all.filter((o) => o.kind === 'ObjectStore');
+      // Each cluster's own store, and the copy its restore drill reads (in the drill's namespace, without retention).
+      expect(stores.map((o) => o.metadata.name).sort()).toEqual(clusters.flatMap((c) => [`${c}-backup`, `${c}-drill-source`]).sort());
+      for (const store of stores) expect(store.spec.configuration.endpointURL).toBe('https://s3.example.net');
+      for (const c of clusters) {
+        const cluster = all.find((o) => o.kind === 'Cluster' && o.metadata.name === c);
+        expect(cluster.spec.plugins).toEqual([expect.objectContaining({ name: 'barman-cloud.cloudnative-pg.io', isWALArchiver: true })]);
+        expect(all.some((o) => o.kind === 'ScheduledBackup' && o.spec.cluster.name === c)).toBe(true);
+      }
+      const order = bootstrap.steps.map((st) => st.stepName);
+      const files = [...tree.keys()].filter((p) => p.startsWith('bootstrap/') && /^bootstrap\/\d+-/.test(p)).map((p) => p.split('/')[1]);
+      const number = (stepName: string) => Number(files.find((f) => f.replace(/\.yaml$/, '').slice(3) === stepName)!.slice(0, 2));
+      expect(order).toContain('barman-cloud-plugin');
+      expect(number('barman-cloud-plugin')).toBe(number('cnpg-operator') + 1);
+      const phase0 = bootstrap.steps.filter((st) => st.stepName.startsWith('postgres-'));
+      expect(phase0.length).toBeGreaterThan(0);
+      for (const st of phase0) {
+        expect(number(st.stepName)).toBeGreaterThan(number('barman-cloud-plugin'));
+        expect(st.dependencies.map((d) => [d.step.stepName, d.reason])).toContainEqual(['barman-cloud-plugin',
+          expect.stringMatching(/^a Cluster naming an unregistered plugin stops reconciling/)]);
+      }
+    });
 });

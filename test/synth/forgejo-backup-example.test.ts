@@ -10,7 +10,7 @@ function docs(content: string | undefined): any[] {
 describe('examples/backup.config.ts: Forgejo\'s repositories restored and backed up (synthesized here, never into dist/)', () => {
   // synthesizeHomelab validates every object against the pinned Kubernetes and CRD schemas, or throws.
   const { tree } = synthesizeHomelab(backupExample);
-  const forgejoStep = docs(tree.get('bootstrap/06-forgejo.yaml'));
+  const forgejoStep = docs(tree.get('bootstrap/07-forgejo.yaml'));
   const runbook = tree.get('bootstrap/bootstrap.sh')!;
 
   test('Forgejo\'s pod restores the latest dump before Forgejo starts, and the CronJob keeps dumping to the same folder', () => {

@@ -24,11 +24,13 @@ describe('the reference homelab', () => {
       'bootstrap/02-cilium/values.yaml',
       'bootstrap/03-longhorn/values.yaml',
       'bootstrap/04-cnpg-operator/kustomization.yaml',
-      'bootstrap/05-postgres-forgejo-db.yaml',
-      'bootstrap/06-forgejo.yaml',
-      'bootstrap/07-argocd-install/kustomization.yaml',
-      'bootstrap/08-argocd-repo-credential/kustomization.yaml',
-      'bootstrap/09-argocd-root.yaml',
+      // derived: after the CNPG operator, before the Cluster that archives through it
+      'bootstrap/05-barman-cloud-plugin/kustomization.yaml',
+      'bootstrap/06-postgres-forgejo-db.yaml',
+      'bootstrap/07-forgejo.yaml',
+      'bootstrap/08-argocd-install/kustomization.yaml',
+      'bootstrap/09-argocd-repo-credential/kustomization.yaml',
+      'bootstrap/10-argocd-root.yaml',
     ]);
   });
 
@@ -40,7 +42,7 @@ describe('the reference homelab', () => {
   });
 
   test('Forgejo comes after the Job that proves its database exists', () => {
-    const forgejoIndex = stepFiles.indexOf('bootstrap/06-forgejo.yaml');
+    const forgejoIndex = stepFiles.indexOf('bootstrap/07-forgejo.yaml');
     const waitStep = stepFiles.findIndex((f) => (tree.get(f) ?? '').includes('name: wait-for-forgejo-db'));
     expect(waitStep).toBeGreaterThanOrEqual(0);
     expect(waitStep).toBeLessThan(forgejoIndex);
@@ -49,7 +51,7 @@ describe('the reference homelab', () => {
   });
 
   test('the dedicated forgejo-db cluster is in Phase 0; the shared cluster is not', () => {
-    const clusters = docs(tree.get('bootstrap/05-postgres-forgejo-db.yaml')).filter((d) => d.kind === 'Cluster');
+    const clusters = docs(tree.get('bootstrap/06-postgres-forgejo-db.yaml')).filter((d) => d.kind === 'Cluster');
     expect(clusters.map((c) => c.metadata.name)).toEqual(['forgejo-db']);
     expect(clusters[0].spec.bootstrap.initdb).toEqual({ database: 'forgejo', owner: 'forgejo' });
     expect([...tree.keys()].some((p) => p.startsWith('bootstrap/') && p.includes('ddb-cluster'))).toBe(false);
@@ -74,7 +76,7 @@ describe('the reference homelab', () => {
   });
 
   test('the repository credential url is the root app repoURL', () => {
-    const credential = YAML.parse(tree.get('bootstrap/08-argocd-repo-credential/kustomization.yaml') as string);
+    const credential = YAML.parse(tree.get('bootstrap/09-argocd-repo-credential/kustomization.yaml') as string);
     expect(credential.secretGenerator[0].literals).toContain(`url=${REFERENCE_HOMELAB.git.githubSeedUrl}`);
   });
 
@@ -85,7 +87,7 @@ describe('the reference homelab', () => {
     const script = tree.get('bootstrap/bootstrap.sh')!;
     const install = script.indexOf('\ninstall_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE\n');
     expect(install).toBeGreaterThan(script.indexOf('\nstep 7 argocd-install '));
-    expect(install).toBeLessThan(script.indexOf('\napply argocd-install -k 07-argocd-install\n'));
+    expect(install).toBeLessThan(script.indexOf('\napply argocd-install -k 08-argocd-install\n'));
     expect(script).toContain('\nneed_file SOPS_AGE_KEY_FILE age-identity ');
   });
 
@@ -107,7 +109,7 @@ describe('the ddb-cluster example (the older layout, by config alone)', () => {
   const { tree } = synthesizeHomelab(ddbCluster);
 
   test('one ddb-cluster with 3 instances and the four databases, all in Phase 0', () => {
-    const objects = docs(tree.get('bootstrap/05-postgres-ddb-cluster.yaml'));
+    const objects = docs(tree.get('bootstrap/06-postgres-ddb-cluster.yaml'));
     const cluster = objects.find((d) => d.kind === 'Cluster');
     expect(cluster.metadata).toEqual({ name: 'ddb-cluster', namespace: 'ddb' });
     expect(cluster.spec.instances).toBe(3);
@@ -126,7 +128,7 @@ describe('the ddb-cluster example (the older layout, by config alone)', () => {
   });
 
   test('Forgejo reads its credentials from the provided Secret, checked before apply', () => {
-    const forgejo = docs(tree.get('bootstrap/06-forgejo.yaml')).find((d) => d.kind === 'Deployment' && d.metadata.name === 'forgejo');
+    const forgejo = docs(tree.get('bootstrap/07-forgejo.yaml')).find((d) => d.kind === 'Deployment' && d.metadata.name === 'forgejo');
     const env = forgejo.spec.template.spec.containers[0].env;
     expect(env.find((e: any) => e.name === 'FORGEJO__database__PASSWD').valueFrom.secretKeyRef.name).toBe('forgejo-db-credentials');
     expect(env.find((e: any) => e.name === 'FORGEJO__database__HOST').value).toBe('ddb-cluster-rw.ddb.svc:5432');
@@ -151,10 +153,10 @@ describe('after the cutover: the seed tree a rebuild starts from', () => {
   });
 
   test('the seed root app syncs the seed tree from GitHub; the flipped root syncs the Applications from Forgejo', () => {
-    const seedRoot = tree.get('bootstrap/09-argocd-seed-root.yaml')!;
+    const seedRoot = tree.get('bootstrap/10-argocd-seed-root.yaml')!;
     expect(seedRoot).toContain('path: k8s/generated/argocd/seed-apps\n');
     expect(seedRoot).toContain(`repoURL: ${GITHUB}\n`);
-    const root = tree.get('bootstrap/11-argocd-root.yaml')!;
+    const root = tree.get('bootstrap/12-argocd-root.yaml')!;
     expect(root).toContain('path: k8s/generated/argocd/apps\n');
     expect(root).toContain(`repoURL: ${FORGEJO}\n`);
   });

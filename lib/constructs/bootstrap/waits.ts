@@ -108,9 +108,11 @@ export type StepWait = RolloutWait | StatefulSetRolloutWait | DaemonSetRolloutWa
  * - `ssh-private-key`: an SSH private key (`-----BEGIN ... PRIVATE KEY-----`), not a `.pub` public key;
  * - `token`: one line, such as an access token;
  * - `age-identity`: an age identity file as `age-keygen` writes it: lines `AGE-SECRET-KEY-1...`, blank lines and
- *   `#` comments (https://github.com/FiloSottile/age, age-keygen(1)); not a recipient `age1...`.
+ *   `#` comments (https://github.com/FiloSottile/age, age-keygen(1)); not a recipient `age1...`;
+ * - `env-file`: lines `KEY=value`, blank lines and `#` comments, as `kubectl create secret --from-env-file` reads them
+ *   (the value is taken literally, quotes included), with a non-empty line for every key of `envKeys`.
  */
-export type LocalFileFormat = 'ssh-private-key' | 'token' | 'age-identity';
+export type LocalFileFormat = 'ssh-private-key' | 'token' | 'age-identity' | 'env-file';
 
 /**
  * A secret file on the machine that runs the runbook, never in git. The runbook reads its path from `variable`
@@ -135,6 +137,36 @@ export interface LocalFileSpec {
    * @default 'preflight'
    */
   readonly checkedAt?: 'preflight' | 'step';
+  /**
+   * The keys an `env-file` must set, each on a line `KEY=value` with a non-empty value.
+   * @default - none (only for the `env-file` format)
+   */
+  readonly envKeys?: readonly string[];
+}
+
+/**
+ * A Secret of type `kubernetes.io/tls` holding a self-signed certificate, made by the runbook with `openssl` on the
+ * operator's machine when the Secret is missing or its certificate expires within `renewWithinDays`, and kept
+ * otherwise. It holds `tls.crt`, `tls.key` and `ca.crt` (the certificate itself), as cert-manager writes a
+ * certificate of a `selfSigned` Issuer (`pkg/controller/certificaterequests/selfsigned/selfsigned.go`: "We set the CA
+ * to the returned certificate here since this is self signed"). The key is made in a private temporary folder
+ * (umask 077) that is removed at once, and goes to the API server through a pipe; it is never printed. Nothing renews
+ * the certificate but a re-run of the runbook.
+ */
+export interface SelfSignedTlsSecretPrecondition {
+  readonly kind: 'self-signed-tls-secret';
+  readonly namespace: string;
+  readonly name: string;
+  /** Subject common name, e.g. `barman-cloud`. */
+  readonly commonName: string;
+  /** DNS subject alternative names (the name a client verifies); may be empty for a client certificate. */
+  readonly dnsNames: readonly string[];
+  /** The extended key usage: `server` (TLS server auth) or `client` (TLS client auth). */
+  readonly usage: 'server' | 'client';
+  /** Validity of a new certificate, in days. */
+  readonly validityDays: number;
+  /** An existing certificate that expires within this many days is made again. */
+  readonly renewWithinDays: number;
 }
 
 /**
@@ -233,6 +265,19 @@ export type Precondition =
     /** Key of the Secret that receives the file's content, e.g. `keys.txt`. */
     readonly key: string;
   })
+  | (LocalFileSpec & {
+    /**
+     * A Secret whose keys are the lines `KEY=value` of a local env file (`kubectl create secret generic
+     * --from-env-file`), applied (server-side, idempotent) before the step: for credentials the cluster needs
+     * before anything Argo CD delivers can exist, such as the object-store keys of a Phase-0 cluster's backups.
+     * The file is checked (format `env-file`, every key of `envKeys`) with the other local files before the
+     * first change; its content is never printed.
+     */
+    readonly kind: 'secret-from-env-file';
+    readonly namespace: string;
+    readonly name: string;
+  })
+  | SelfSignedTlsSecretPrecondition
   | GitMirrorCurrentPrecondition
   | SkipWhenPrecondition;
 

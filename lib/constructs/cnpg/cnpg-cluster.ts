@@ -201,12 +201,21 @@ export class CnpgCluster extends Construct {
         ...(restore ? {
           externalClusters: [{
             name: this.recoverySourceName!,
-            plugin: { name: BARMAN_CLOUD_PLUGIN, parameters: { barmanObjectName: restore.objectStore.name, serverName: restore.serverName } },
+            plugin: {
+              name: BARMAN_CLOUD_PLUGIN,
+              // The CRD defaults of a plugin entry, written out: kube-apiserver 1.30 rewrites a Cluster on a re-apply
+              // now and then when a defaulted field inside this atomic list is left out (seen by test/cluster).
+              enabled: true,
+              isWalArchiver: false,
+              parameters: { barmanObjectName: restore.objectStore.name, serverName: restore.serverName },
+            },
           }],
         } : {}),
         ...(props.walArchive ? {
           plugins: [{
             name: BARMAN_CLOUD_PLUGIN,
+            // the CRD's default, written out (see externalClusters above)
+            enabled: true,
             isWalArchiver: props.walArchive.walArchiving ?? true,
             parameters: { barmanObjectName: props.walArchive.objectStore.name, serverName: this.archiveServerName! },
           }],

@@ -6,3 +6,4 @@ export * from './barman-object-store';
 export * from './cnpg-scheduled-backup';
 export * from './cnpg-backup-alerts';
 export * from './cnpg-restore-drill';
+export * from './barman-cloud-plugin';

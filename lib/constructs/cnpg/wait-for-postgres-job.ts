@@ -129,10 +129,29 @@ export class WaitForPostgresJob extends Construct {
     this.node.addDependency(this.cluster, ...this.databases);
   }
 
-  /** The objects the Job waits for, as `resource/name` with the JSONPath of their status message. */
+  /**
+   * The objects the Job waits for, as `resource/name` with the JSONPath of their status message. A Cluster that
+   * archives or recovers through the Barman Cloud plugin also shows why the plugin is stuck:
+   *
+   * - recovery (`bootstrap.recovery`): the plugin's restore reads the ObjectStore and its credentials, checks that the
+   *   new server name's WAL archive is empty (`barman-cloud-check-wal-archive`), then looks for the backup
+   *   (plugin-barman-cloud v0.14.0 `internal/cnpgi/restore/restore.go`); any failure leaves the Cluster short of Ready
+   *   with CNPG's `status.phaseReason`;
+   * - WAL archiving: each WAL is archived by the instance's plugin sidecar, and the first one after `initdb` (the
+   *   `.check-empty-wal-archive` marker) only when the archive under the server name is empty
+   *   (`internal/cnpgi/common/wal.go` `Archive`, `check.go`); an unreachable store, refused credentials or a non-empty
+   *   archive fail every WAL, which CNPG reports in the condition `ContinuousArchiving` (v1.30.0
+   *   `pkg/management/postgres/webserver/local.go`). That does not keep the Cluster from becoming Ready: the Job passes,
+   *   and `kubectl get cluster` shows the condition.
+   */
   public get watched(): { resource: string; messagePath: string }[] {
+    const cluster = `clusters.postgresql.cnpg.io/${this.cluster.name}`;
+    const viaPlugin = this.cluster.walArchive !== undefined || this.cluster.restoreFrom !== undefined;
     return [
-      { resource: `clusters.postgresql.cnpg.io/${this.cluster.name}`, messagePath: '{.status.phase}' },
+      { resource: cluster, messagePath: '{.status.phase}' },
+      ...(viaPlugin ? [{ resource: cluster, messagePath: '{.status.phaseReason}' }] : []),
+      ...(this.cluster.walArchive !== undefined
+        ? [{ resource: cluster, messagePath: '{.status.conditions[?(@.type=="ContinuousArchiving")].message}' }] : []),
       ...this.databases.map((d) => ({ resource: `databases.postgresql.cnpg.io/${d.name}`, messagePath: '{.status.message}' })),
     ];
   }

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { BARMAN_CLOUD_PLUGIN_MANIFEST_URL, BARMAN_CLOUD_PLUGIN_VERSION } from '../../../lib/shared/pins';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const SHARED = path.resolve(ROOT, '..', 'shared');
@@ -33,8 +34,66 @@ export const UPSTREAM_MANIFESTS: Readonly<Record<string, { readonly file: string
     { file: 'cnpg-1.30.0.yaml', sha256: 'f8bede43fe4ee0d478c2355b204a36876b2ae4faac60f2a9452280b293da3b88' },
 };
 
+/** A file of a Go module that stands in for a release manifest. */
+interface GoModuleManifest {
+  /** `module@version`. */
+  readonly module: string;
+  /** The file inside the module. */
+  readonly file: string;
+  /** Its name in the offline copy. */
+  readonly localName: string;
+  readonly sha256: string;
+}
+
+/**
+ * Release manifests that are neither in ../shared/manifests nor downloadable here, taken from the Go module of the same
+ * tag instead, in the cluster test only. The Barman Cloud plugin's release asset is `kustomize build` of `kubernetes/`
+ * at the tag with the release images set (Taskfile.yml `manifest` at v0.14.0); the module
+ * `github.com/cloudnative-pg/plugin-barman-cloud@v0.14.0`, fetched through the Go module proxy and verified against
+ * Go's checksum database by `go mod download` (cached in the module cache), holds the repository's `manifest.yaml` at
+ * the tag: the same objects, built the same way, with the testing image names (`...-testing:main`) and another hash
+ * suffix on the generated Secret, which the API server does not look at. Its sha256 is pinned here as well.
+ */
+export const GO_MODULE_MANIFESTS: Readonly<Record<string, GoModuleManifest>> = {
+  [BARMAN_CLOUD_PLUGIN_MANIFEST_URL]: {
+    module: `github.com/cloudnative-pg/plugin-barman-cloud@${BARMAN_CLOUD_PLUGIN_VERSION}`,
+    file: 'manifest.yaml',
+    localName: `barman-cloud-${BARMAN_CLOUD_PLUGIN_VERSION}-manifest.yaml`,
+    sha256: '691e598b4591e83e23586d3394a8fedef429586a01d1a1b56ab8b80e9fa6ccb0',
+  },
+};
+
+/** A file of a Go module, downloaded (or found in the module cache) and verified by `go mod download`. */
+function goModuleFile(module: string, file: string): string {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'go-mod-download-'));
+  try {
+    // Outside any module, so no go.mod of ours is read or changed; GOFLAGS=-mod=mod lets nothing vendor in.
+    const r = spawnSync('go', ['mod', 'download', '-json', module], { cwd: work, encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod' } });
+    if (r.error !== undefined || r.status !== 0) {
+      throw new Error(`go mod download ${module} failed (the cluster test needs Go and the module proxy): ${r.error?.message ?? ''}${r.stdout}${r.stderr}`);
+    }
+    const dir = JSON.parse(r.stdout).Dir as string | undefined;
+    if (dir === undefined) throw new Error(`go mod download ${module} named no module folder: ${r.stdout}`);
+    return path.join(dir, file);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The name the offline copy gives the local copy of `url` next to its kustomization. */
+function localName(url: string): string {
+  return GO_MODULE_MANIFESTS[url]?.localName ?? path.basename(UPSTREAM_MANIFESTS[url]?.file ?? url);
+}
+
 /** The local copy of an upstream manifest, after checking its bytes are the ones the URL serves. */
 export function localManifest(url: string): string {
+  const fromModule = GO_MODULE_MANIFESTS[url];
+  if (fromModule !== undefined) {
+    const file = goModuleFile(fromModule.module, fromModule.file);
+    const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    if (sha256 !== fromModule.sha256) throw new Error(`${file}: sha256 ${sha256}, expected ${fromModule.sha256} (${fromModule.file} of ${fromModule.module})`);
+    return file;
+  }
   const entry = UPSTREAM_MANIFESTS[url];
   if (entry === undefined) throw new Error(`no local copy of ${url} in ../shared/manifests/; add it to UPSTREAM_MANIFESTS with its sha256`);
   const file = path.join(MANIFESTS, entry.file);
@@ -51,8 +110,10 @@ export function offlineCopy(dist: string, secretFiles: Readonly<Record<string, s
     const k = YAML.parse(fs.readFileSync(file, 'utf8'));
     k.resources = (k.resources ?? []).map((r: string) => {
       if (!/^https?:\/\//.test(r)) return r;
-      const local = path.join(path.dirname(file), path.basename(UPSTREAM_MANIFESTS[r]?.file ?? r));
+      const local = path.join(path.dirname(file), localName(r));
       fs.copyFileSync(localManifest(r), local);
+      // the module cache holds its files read-only
+      fs.chmodSync(local, 0o644);
       return path.basename(local);
     });
     for (const gen of k.secretGenerator ?? []) {

@@ -103,9 +103,19 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     if (r.status !== 0) throw new Error(`openssl genpkey failed: ${r.stderr}`);
     fs.chmodSync(deployKey, 0o600);
   }
+  // The env files the runbook installs as Secrets (`need_file VARIABLE env-file 'HINT' KEY...`, e.g. the object-store
+  // credentials of a Phase-0 cluster's backups): every key with a made-up value, in the variable the runbook reads.
+  const envFiles: Record<string, string> = {};
+  const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
+  for (const [line, variable] of script.matchAll(/^\s*need_file (\S+) env-file .*$/gm)) {
+    const keys = line.slice(line.lastIndexOf('\'') + 1).trim().split(' ');
+    envFiles[variable] = path.join(dir, `${variable.toLowerCase()}.env`);
+    fs.writeFileSync(envFiles[variable], keys.map((k) => `${k}=test-${k.toLowerCase()}\n`).join(''), { mode: 0o600 });
+  }
   return {
     dir,
     env: {
+      ...envFiles,
       PATH: `${bin}:${process.env.PATH}`,
       HOME: dir,
       KUBECONFIG: plane.kubeconfig,

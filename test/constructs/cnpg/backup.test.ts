@@ -77,6 +77,7 @@ describe('CnpgCluster with the Barman Cloud plugin', () => {
     const manifests = Testing.synth(chart);
     expect(find(manifests, 'Cluster', 'forgejo-db').spec.plugins).toEqual([{
       name: 'barman-cloud.cloudnative-pg.io',
+      enabled: true,
       isWALArchiver: true,
       parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' },
     }]);
@@ -106,7 +107,7 @@ describe('CnpgCluster with the Barman Cloud plugin', () => {
     });
     expect(spec.externalClusters).toEqual([{
       name: 'forgejo-db',
-      plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
+      plugin: { name: 'barman-cloud.cloudnative-pg.io', enabled: true, isWALArchiver: false, parameters: { barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db' } },
     }]);
     expect(spec.plugins[0].parameters).toEqual({ barmanObjectName: 'forgejo-db-backup', serverName: 'forgejo-db-2' });
   });
