@@ -1,4 +1,4 @@
-import { REFERENCE_BACKUP_STORE, REFERENCE_HOMELAB } from '../lib/config/defaults';
+import { REFERENCE_CNPG_BACKUP_STORE, REFERENCE_HOMELAB } from '../lib/config/defaults';
 import { HomelabConfig } from '../lib/config/homelab-config';
 
 /**
@@ -18,7 +18,7 @@ const config: HomelabConfig = {
     'ddb-cluster': {
       namespace: 'ddb', instances: 3, initdbDatabase: 'app', initdbOwner: 'app', storageSize: '20Gi',
       // Phase 0: the runbook installs the Barman Cloud plugin first and applies the credentials from a local file.
-      backup: { objectStore: REFERENCE_BACKUP_STORE },
+      backup: { objectStore: REFERENCE_CNPG_BACKUP_STORE },
     },
   },
   databases: {

@@ -26,7 +26,7 @@
 #   10. argocd-root: the homelab AppProject and the root app-of-apps
 #
 # Local files (override the path with the variable):
-#   PG_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/pg-backup-s3.env)
+#   HOMELAB_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/homelab-backup-s3.env)
 #   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
 #   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 set -euo pipefail
@@ -64,7 +64,7 @@ Before the first change it shows the cluster and asks for confirmation.
   --help     show this help
 
 Local files (override the path with the variable):
-  PG_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/pg-backup-s3.env)
+  HOMELAB_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/homelab-backup-s3.env)
   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
 USAGE
@@ -748,14 +748,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-default_path PG_BACKUP_S3_ENV_FILE "$HOME"/.config/homelab/pg-backup-s3.env
+default_path HOMELAB_BACKUP_S3_ENV_FILE "$HOME"/.config/homelab/homelab-backup-s3.env
 default_path SOPS_AGE_KEY_FILE "$HOME"/.config/sops/age/keys.txt
 default_path SEED_DEPLOY_KEY "$HOME"/.ssh/argocd_seed
 begin
 check_kubectl
 check_helm
 check_openssl
-need_file PG_BACKUP_S3_ENV_FILE env-file 'Save the object store'\''s keys for cluster forgejo-db in ~/.config/homelab/pg-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it.' ACCESS_KEY_ID ACCESS_SECRET_KEY
+need_file HOMELAB_BACKUP_S3_ENV_FILE env-file 'Save the object store'\''s keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it.' ACCESS_KEY_ID ACCESS_SECRET_KEY
 need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
 need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
 confirm_cluster
@@ -788,14 +788,14 @@ wait_crds 300 objectstores.barmancloud.cnpg.io
 wait_rollout cnpg-system deployment/barman-cloud 300
 
 step 6 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases, and a Job that waits for them'
-install_secret_env_file postgres-forgejo-db cicd pg-backup-s3 PG_BACKUP_S3_ENV_FILE
+install_secret_env_file postgres-forgejo-db cicd homelab-backup-s3 HOMELAB_BACKUP_S3_ENV_FILE
 delete_job cicd wait-for-forgejo-db
 apply postgres-forgejo-db -f 06-postgres-forgejo-db.yaml
 wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' clusters.postgresql.cnpg.io/forgejo-db '{.status.phaseReason}' clusters.postgresql.cnpg.io/forgejo-db '{.status.conditions[?(@.type=="ContinuousArchiving")].message}'
 
 step 7 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
-need_secret cicd forgejo-backup-s3 'Create Secret '\''forgejo-backup-s3'\'' in namespace '\''cicd'\'' with keys '\''ACCESS_KEY_ID'\'', '\''ACCESS_SECRET_KEY'\'' (the S3 credentials of Forgejo'\''s backups: https://s3.backup.example.net, bucket '\''homelab-backups'\''), from a file that is never committed: kubectl create secret generic forgejo-backup-s3 -n cicd --from-env-file=<file of KEY=value lines>.'
+install_secret_env_file forgejo cicd homelab-backup-s3 HOMELAB_BACKUP_S3_ENV_FILE
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
 delete_job cicd forgejo-provision

@@ -3,27 +3,20 @@ import { BackupObjectStoreConfig, HomelabConfig } from './homelab-config';
 
 /**
  * The one off-site object store of the reference homelab's backups: a placeholder, like the GitHub seed, for your own
- * S3-compatible endpoint and bucket. Every cluster archives into it under its own server name (the cluster name). The
- * credentials are the Secret `pg-backup-s3` in each cluster's namespace: for a Phase-0 cluster the runbook applies it
- * from `~/.config/homelab/pg-backup-s3.env`, for one Argo CD delivers it is a SOPS-encrypted Secret of the repository.
+ * S3-compatible endpoint and bucket. One bucket and one credential for everything; each backup has its folder:
+ * `cnpg/<server name>/` for the CNPG clusters (`REFERENCE_CNPG_BACKUP_STORE`), `forgejo/` for Forgejo's dumps. The
+ * credentials are the Secret `homelab-backup-s3` in each namespace that backs up: for Phase 0 (`forgejo-db`, Forgejo)
+ * the runbook applies it from `~/.config/homelab/homelab-backup-s3.env`; for what Argo CD delivers it is a
+ * SOPS-encrypted Secret of the repository.
  */
 export const REFERENCE_BACKUP_STORE: BackupObjectStoreConfig = {
   endpointURL: 'https://s3.example.net',
-  bucket: 'homelab-pg-backups',
-  path: 'cnpg',
-  credentials: { secretName: 'pg-backup-s3' },
+  bucket: 'homelab-backups',
+  credentials: { secretName: 'homelab-backup-s3' },
 };
 
-/**
- * The off-site object store of the reference homelab's Forgejo dumps: a placeholder endpoint, replaced by yours.
- * Credentials by Secret reference, in Forgejo's namespace, keys `ACCESS_KEY_ID` and `ACCESS_SECRET_KEY`.
- */
-const FORGEJO_BACKUP_STORE = {
-  endpointURL: 'https://s3.backup.example.net',
-  bucket: 'homelab-backups',
-  path: 'homelab',
-  credentials: { secretName: 'forgejo-backup-s3' },
-};
+/** The CNPG clusters' folder of `REFERENCE_BACKUP_STORE`. */
+export const REFERENCE_CNPG_BACKUP_STORE: BackupObjectStoreConfig = { ...REFERENCE_BACKUP_STORE, path: 'cnpg' };
 
 /**
  * The reference homelab of the platform's decision record (ADR 0001): a dedicated `forgejo-db` cluster in
@@ -44,7 +37,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
       initdbDatabase: 'forgejo',
       initdbOwner: 'forgejo',
       storageSize: '10Gi',
-      backup: { objectStore: REFERENCE_BACKUP_STORE },
+      backup: { objectStore: REFERENCE_CNPG_BACKUP_STORE },
     },
     'ddb-cluster': {
       namespace: 'ddb',
@@ -52,7 +45,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
       managedRoles: ['authentik', 'temporal'],
       storageSize: '20Gi',
       deliveredBy: 'argocd',
-      backup: { objectStore: REFERENCE_BACKUP_STORE },
+      backup: { objectStore: REFERENCE_CNPG_BACKUP_STORE },
     },
   },
   databases: {
@@ -65,7 +58,7 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
     database: 'forgejo',
     // Off-site, so the dumps outlive the cluster. A placeholder: point it at your S3-compatible store and create the
     // credential Secret (the runbook checks it exists before the forgejo step).
-    backup: { objectStore: FORGEJO_BACKUP_STORE },
+    backup: { objectStore: REFERENCE_BACKUP_STORE },
   },
   argocd: DEFAULT_ARGOCD,
   git: {

@@ -13,6 +13,7 @@ import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
 import { ForgejoAdminJob } from '../constructs/forgejo/forgejo-admin-job';
 import { defineForgejoBackup, FORGEJO_RESTORE_ROLLOUT_TIMEOUT } from './forgejo-backup-props';
+import { installObjectStoreCredentials } from './object-store-credentials';
 import { ForgejoBackupCronJob } from '../constructs/forgejo/forgejo-backup-cron-job';
 import { ForgejoRestore } from '../constructs/forgejo/forgejo-restore';
 import { forgejoRepoOwner } from './repo-url';
@@ -177,7 +178,7 @@ export class BootstrapPlan extends Construct {
       if (this.barmanCloudPluginStep && usesPlugin(c)) {
         step.dependsOn(this.barmanCloudPluginStep, 'a Cluster naming an unregistered plugin stops reconciling: the Barman Cloud plugin ' +
           `must serve before the Cluster ${c.backup ? 'archives' : ''}${c.backup && c.restoreFrom ? ' and ' : ''}${c.restoreFrom ? 'recovers' : ''} through it`);
-        this.installObjectStoreCredentials(step, name, c);
+        installObjectStoreCredentials(step, c.namespace, [c.backup?.objectStore, c.restoreFrom?.objectStore], `cluster ${name}`);
       }
       // Its ObjectStores and ScheduledBackup, when it has backups, are written to the same step.
       const { cluster } = definePostgresCluster(step, 'Cluster', name, c);
@@ -332,46 +333,6 @@ export class BootstrapPlan extends Construct {
     this.argocdRoot.dependsOn(this.repoCredentialStep, source === 'github'
       ? 'the root app reads a private repository'
       : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
-  }
-
-  /**
-   * Makes the runbook apply the object-store credentials of a Phase-0 cluster before its Cluster: Argo CD, which
-   * delivers every other Secret (sops-secrets), runs only after Phase 0. Each Secret comes from a local env file the
-   * operator keeps off the cluster (`~/.config/homelab/<secret>.env`, lines `KEY=value`), checked before the first
-   * change. A CA bundle Secret (`caSecret`) must exist already: it is not a credential, and the runbook says so.
-   */
-  private installObjectStoreCredentials(step: BootstrapStep, clusterName: string, c: ResolvedHomelabConfig['postgresClusters'][string]): void {
-    const stores = [c.backup?.objectStore, c.restoreFrom?.objectStore].filter((s): s is NonNullable<typeof s> => s !== undefined);
-    const seen = new Set<string>();
-    for (const store of stores) {
-      const k = store.credentials;
-      if (!seen.has(k.secretName)) {
-        seen.add(k.secretName);
-        const file = `~/.config/homelab/${k.secretName}.env`;
-        const keys = [k.accessKeyIdKey, k.secretAccessKeyKey, ...(k.regionKey ? [k.regionKey] : [])];
-        step.addPrecondition({
-          kind: 'secret-from-env-file',
-          namespace: c.namespace,
-          name: k.secretName,
-          variable: `${k.secretName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_ENV_FILE`,
-          defaultPath: file,
-          format: 'env-file',
-          envKeys: keys,
-          hint: `Save the object store's keys for cluster ${clusterName} in ${file} (chmod 600), one per line without quotes: ` +
-            `${keys.map((key) => `${key}=<value>`).join(', ')}. Keep a copy off the cluster: a restore cannot start without it.`,
-        });
-      }
-      if (store.caSecret && !seen.has(store.caSecret.name)) {
-        seen.add(store.caSecret.name);
-        step.addPrecondition({
-          kind: 'secret-exists',
-          namespace: c.namespace,
-          name: store.caSecret.name,
-          hint: `Create it with the CA bundle of ${store.endpointURL}: kubectl create secret generic ${store.caSecret.name} ` +
-            `-n ${c.namespace} --from-file=${store.caSecret.key}=<ca.pem>`,
-        });
-      }
-    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { DumpStore } from '../constructs/forgejo/dump-store';
 import { ForgejoBackupCronJob } from '../constructs/forgejo/forgejo-backup-cron-job';
 import { ForgejoRestore } from '../constructs/forgejo/forgejo-restore';
 import { ForgejoServer } from '../constructs/forgejo/forgejo-server';
+import { installObjectStoreCredentials } from './object-store-credentials';
 
 type ForgejoConfig = ResolvedHomelabConfig['forgejo'];
 type ObjectStoreConfig = NonNullable<ForgejoConfig['backup']>['objectStore'];
@@ -43,7 +44,9 @@ export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer,
     schedule: b.schedule,
     retentionDays: b.retentionDays,
   });
-  if (backup) step.addComponent(backup);
+  // The constructs' own requirements are `secret-exists` checks of their credentials; in Phase 0 the runbook installs
+  // them from the operator's env files instead, like a Phase-0 cluster's (so the components are not added).
+  installObjectStoreCredentials(step, forgejo.namespace, [b?.objectStore, config.restoreFrom?.objectStore], 'Forgejo\'s dumps');
   const r = config.restoreFrom;
   const store = r?.objectStore ?? b?.objectStore;
   const restore = r === undefined || store === undefined ? undefined : new ForgejoRestore(step, 'Restore', {
@@ -51,12 +54,5 @@ export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer,
     store: dumpStore(store, r.pathPrefix ?? b?.pathPrefix ?? 'forgejo'),
     dump: r.dump,
   });
-  if (restore) {
-    // The restore has nothing but preconditions; a Secret the backup's already checks is checked once.
-    const checked = new Set(step.preconditions.map((p) => (p.kind === 'secret-exists' ? `${p.namespace}/${p.name}` : '')));
-    for (const p of restore.bootstrapRequirements.preconditions ?? []) {
-      if (p.kind !== 'secret-exists' || !checked.has(`${p.namespace}/${p.name}`)) step.addPrecondition(p);
-    }
-  }
   return { backup, restore };
 }

@@ -21,8 +21,8 @@ describe('forgejo.backup and forgejo.restoreFrom', () => {
     const f = parseHomelabConfig(REFERENCE_HOMELAB).forgejo;
     expect(f.backup).toEqual({
       objectStore: {
-        endpointURL: 'https://s3.backup.example.net', bucket: 'homelab-backups', path: 'homelab',
-        credentials: { secretName: 'forgejo-backup-s3', accessKeyIdKey: 'ACCESS_KEY_ID', secretAccessKeyKey: 'ACCESS_SECRET_KEY' },
+        endpointURL: 'https://s3.example.net', bucket: 'homelab-backups',
+        credentials: { secretName: 'homelab-backup-s3', accessKeyIdKey: 'ACCESS_KEY_ID', secretAccessKeyKey: 'ACCESS_SECRET_KEY' },
       },
       pathPrefix: 'forgejo', schedule: '0 2 * * *', retentionDays: 30, acceptInClusterOnly: false,
     });

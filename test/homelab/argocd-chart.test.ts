@@ -119,9 +119,9 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
   expect(tree().secretReferences.map((s) => `${s.namespace}/${s.name}`)).toEqual([
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
-    'ddb/pg-backup-s3',
+    'ddb/homelab-backup-s3',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
-    'restore-drill/pg-backup-s3',
+    'restore-drill/homelab-backup-s3',
     'temporal/ddb-cluster-temporal',
   ]);
 });

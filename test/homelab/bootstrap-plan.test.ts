@@ -19,9 +19,13 @@ describe('BootstrapPlan wiring', () => {
     expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
     // Forgejo, then the Job that provisions its administrator, token and repository owner.
     expect(p.forgejoStep.waits).toEqual([...p.forgejo.bootstrapRequirements.waits!, ...p.forgejoAdmin.bootstrapRequirements.waits!]);
-    // Forgejo, its backup (the reference homelab backs up to an off-site placeholder store), then the Job.
+    // Forgejo, the credentials of its backup's store from the operator's env file (in Phase 0 the runbook installs them,
+    // instead of the CronJob's own check that the Secret exists), then the Job.
+    expect(p.forgejoBackup!.bootstrapRequirements.preconditions!.map((c) => c.kind)).toEqual(['secret-exists']);
     expect(p.forgejoStep.preconditions).toEqual([...p.forgejo.bootstrapRequirements.preconditions!,
-      ...p.forgejoBackup!.bootstrapRequirements.preconditions!, ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
+      expect.objectContaining({ kind: 'secret-from-env-file', namespace: 'cicd', name: 'homelab-backup-s3',
+        defaultPath: '~/.config/homelab/homelab-backup-s3.env', variable: 'HOMELAB_BACKUP_S3_ENV_FILE' }),
+      ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
     expect(p.namespaces.waits).toEqual([]);
     expect(p.argocdRoot.waits).toEqual([]);
   });
@@ -34,16 +38,17 @@ describe('BootstrapPlan wiring', () => {
     const p = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config, repoUrl: () => 'git@github.com:o/r.git' });
 
     // THEN
-    expect(p.forgejoRestore?.remote).toBe('STORE:homelab-backups/homelab/forgejo');
+    expect(p.forgejoRestore?.remote).toBe('STORE:homelab-backups/forgejo');
     expect(p.forgejoBackup?.remote).toBe(p.forgejoRestore?.remote);
     expect(p.forgejo.deployment.initContainers.map((c) => c.name)).toEqual(['restore-data']);
     expect(p.forgejoStep.waits).toContainEqual(expect.objectContaining({ kind: 'rollout', deployment: 'forgejo', timeoutSeconds: 3600 }));
-    // Backup and restore read the same Secret: the runbook checks it once.
-    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-exists' && c.name === 'forgejo-backup-s3')).toHaveLength(1);
+    // Backup and restore read the same Secret: the runbook installs it once in the step.
+    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-from-env-file' && c.name === 'homelab-backup-s3')).toHaveLength(1);
     const other = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: {
       objectStore: { endpointURL: 'https://s3.old.example.net', bucket: 'old-backups', credentials: { secretName: 'old-s3' } } } } });
     const q = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: other, repoUrl: () => 'git@github.com:o/r.git' });
-    expect(q.forgejoStep.preconditions).toEqual(expect.arrayContaining(q.forgejoRestore!.bootstrapRequirements.preconditions!));
+    expect(q.forgejoStep.preconditions).toContainEqual(expect.objectContaining({ kind: 'secret-from-env-file', name: 'old-s3',
+      defaultPath: '~/.config/homelab/old-s3.env' }));
     expect(q.forgejoRestore?.remote).toBe('STORE:old-backups/forgejo');
     // Without restoreFrom, the pod has no init container and the rollout its usual ten minutes.
     expect(plan().forgejo.deployment.initContainers).toEqual([]);

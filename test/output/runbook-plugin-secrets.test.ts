@@ -59,9 +59,9 @@ function pluginSandbox(): RunbookSandbox {
   plugin.addComponent(new BarmanCloudPlugin(plugin, 'Plugin'));
   const db = new BootstrapStep(app, 'Db', { stepName: 'postgres-db', summary: 'a cluster that archives' });
   db.addPrecondition({
-    kind: 'secret-from-env-file', namespace: 'cicd', name: 'pg-backup-s3', variable: 'PG_BACKUP_S3_ENV_FILE',
-    defaultPath: '~/.config/homelab/pg-backup-s3.env', format: 'env-file', envKeys: ['ACCESS_KEY_ID', 'ACCESS_SECRET_KEY'],
-    hint: 'Save the keys in ~/.config/homelab/pg-backup-s3.env',
+    kind: 'secret-from-env-file', namespace: 'cicd', name: 'homelab-backup-s3', variable: 'HOMELAB_BACKUP_S3_ENV_FILE',
+    defaultPath: '~/.config/homelab/homelab-backup-s3.env', format: 'env-file', envKeys: ['ACCESS_KEY_ID', 'ACCESS_SECRET_KEY'],
+    hint: 'Save the keys in ~/.config/homelab/homelab-backup-s3.env',
   });
   db.dependsOn(plugin, 'the Cluster names the plugin');
   const box = new RunbookSandbox(writeRunbook(planSteps([plugin, db]), { minKubectlVersion: '1.29' }));
@@ -112,7 +112,7 @@ describe('bootstrap.sh: the Barman Cloud plugin\'s TLS Secrets and the object-st
     box = pluginSandbox();
     secrets = path.join(path.dirname(box.dir), 'secrets');
     fs.mkdirSync(secrets);
-    box.writeHomeFile('.config/homelab/pg-backup-s3.env', `# off-site store\nACCESS_KEY_ID=${ACCESS_KEY}\nACCESS_SECRET_KEY=${SECRET_KEY}\n`);
+    box.writeHomeFile('.config/homelab/homelab-backup-s3.env', `# off-site store\nACCESS_KEY_ID=${ACCESS_KEY}\nACCESS_SECRET_KEY=${SECRET_KEY}\n`);
   });
 
   withOpenssl('creates both TLS Secrets when they are missing: self-signed, as cert-manager would, the key never shown', () => {
@@ -181,7 +181,7 @@ describe('bootstrap.sh: the Barman Cloud plugin\'s TLS Secrets and the object-st
     expect(r.stdout).toContain('made TLS Secret cnpg-system/barman-cloud-server-tls (self-signed server certificate, CN barman-cloud), ' +
       'valid 730 days (its certificate is missing or expires within 30 days)');
     expect(fs.readFileSync(path.join(secrets, 'barman-cloud-server-tls', 'tls.crt'), 'utf8')).not.toBe(before);
-    expect(r.calls.filter((c) => c.startsWith('create secret generic')).map((c) => c.split(' ')[3])).toEqual(['barman-cloud-server-tls', 'pg-backup-s3']);
+    expect(r.calls.filter((c) => c.startsWith('create secret generic')).map((c) => c.split(' ')[3])).toEqual(['barman-cloud-server-tls', 'homelab-backup-s3']);
     noKeyMaterial(r, secrets);
   });
 
@@ -191,8 +191,8 @@ describe('bootstrap.sh: the Barman Cloud plugin\'s TLS Secrets and the object-st
 
     // THEN the plan names the file and the Secret, never the values
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`PG_BACKUP_S3_ENV_FILE=${box.home}/.config/homelab/pg-backup-s3.env (present)`);
-    expect(r.stdout).toContain('install Secret cicd/pg-backup-s3 from the env file $PG_BACKUP_S3_ENV_FILE');
+    expect(r.stdout).toContain(`HOMELAB_BACKUP_S3_ENV_FILE=${box.home}/.config/homelab/homelab-backup-s3.env (present)`);
+    expect(r.stdout).toContain('install Secret cicd/homelab-backup-s3 from the env file $HOMELAB_BACKUP_S3_ENV_FILE');
     expect(r.stdout).toContain('check   TLS Secret cnpg-system/barman-cloud-server-tls (self-signed server certificate, CN barman-cloud) ' +
       'valid for more than 30 days, else made with openssl, valid 730 days');
     expect(r.stdout + r.stderr).not.toContain(SECRET_KEY);
@@ -201,28 +201,28 @@ describe('bootstrap.sh: the Barman Cloud plugin\'s TLS Secrets and the object-st
   withOpenssl('installs the env file as the Secret, with the file\'s keys', () => {
     const r = box.run(YES, env(box, secrets));
     expect(r.status).toBe(0);
-    expect(r.calls).toContain(`create secret generic pg-backup-s3 -n cicd --from-env-file=${box.home}/.config/homelab/pg-backup-s3.env --dry-run=client -o yaml`);
-    expect(fs.readFileSync(path.join(secrets, 'pg-backup-s3', 'env'), 'utf8')).toContain(`ACCESS_SECRET_KEY=${SECRET_KEY}`);
-    expect(r.stdout).toContain('applied Secret cicd/pg-backup-s3 from the env file $PG_BACKUP_S3_ENV_FILE');
+    expect(r.calls).toContain(`create secret generic homelab-backup-s3 -n cicd --from-env-file=${box.home}/.config/homelab/homelab-backup-s3.env --dry-run=client -o yaml`);
+    expect(fs.readFileSync(path.join(secrets, 'homelab-backup-s3', 'env'), 'utf8')).toContain(`ACCESS_SECRET_KEY=${SECRET_KEY}`);
+    expect(r.stdout).toContain('applied Secret cicd/homelab-backup-s3 from the env file $HOMELAB_BACKUP_S3_ENV_FILE');
     noKeyMaterial(r, secrets);
   });
 
   test('refuses to start when the env file is missing, or lacks a key, before any change', () => {
-    fs.rmSync(path.join(box.home, '.config/homelab/pg-backup-s3.env'));
+    fs.rmSync(path.join(box.home, '.config/homelab/homelab-backup-s3.env'));
     const missing = box.run(YES, env(box, secrets));
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toContain(`✗ FAILED: PG_BACKUP_S3_ENV_FILE: no file at ${box.home}/.config/homelab/pg-backup-s3.env`);
+    expect(missing.stderr).toContain(`✗ FAILED: HOMELAB_BACKUP_S3_ENV_FILE: no file at ${box.home}/.config/homelab/homelab-backup-s3.env`);
     expect(missing.calls.filter((c) => c.startsWith('apply') || c.startsWith('create'))).toEqual([]);
 
-    box.writeHomeFile('.config/homelab/pg-backup-s3.env', `ACCESS_KEY_ID=${ACCESS_KEY}\nACCESS_SECRET_KEY=\n`);
+    box.writeHomeFile('.config/homelab/homelab-backup-s3.env', `ACCESS_KEY_ID=${ACCESS_KEY}\nACCESS_SECRET_KEY=\n`);
     const empty = box.run(YES, env(box, secrets));
     expect(empty.status).toBe(1);
-    expect(empty.stderr).toContain('pg-backup-s3.env sets no ACCESS_SECRET_KEY (a line ACCESS_SECRET_KEY=value, the value without quotes)');
+    expect(empty.stderr).toContain('homelab-backup-s3.env sets no ACCESS_SECRET_KEY (a line ACCESS_SECRET_KEY=value, the value without quotes)');
     expect(empty.stderr + empty.stdout).not.toContain(ACCESS_KEY);
 
-    box.writeHomeFile('.config/homelab/pg-backup-s3.env', `export ACCESS_KEY_ID ${ACCESS_KEY}\n`);
+    box.writeHomeFile('.config/homelab/homelab-backup-s3.env', `export ACCESS_KEY_ID ${ACCESS_KEY}\n`);
     const malformed = box.run(YES, env(box, secrets));
-    expect(malformed.stderr).toContain('pg-backup-s3.env line 1 is neither KEY=value, a # comment nor blank');
+    expect(malformed.stderr).toContain('homelab-backup-s3.env line 1 is neither KEY=value, a # comment nor blank');
     expect(malformed.stderr + malformed.stdout).not.toContain(ACCESS_KEY);
   });
 });

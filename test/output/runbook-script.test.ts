@@ -606,7 +606,7 @@ function homelabSandbox(source: 'github' | 'forgejo', runbook: (planned: Rendere
   box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
   box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
   // the object-store credentials of forgejo-db's backups (not real keys)
-  box.writeHomeFile('.config/homelab/pg-backup-s3.env', 'ACCESS_KEY_ID=fake-id\nACCESS_SECRET_KEY=fake-secret\n');
+  box.writeHomeFile('.config/homelab/homelab-backup-s3.env', 'ACCESS_KEY_ID=fake-id\nACCESS_SECRET_KEY=fake-secret\n');
   box.useFakeGit();
   if (tools.helm) box.useFakeHelm();
   return box;

@@ -18,14 +18,14 @@ describe('examples/backup.config.ts: Forgejo\'s repositories restored and backed
     const [restore] = deployment.spec.template.spec.initContainers;
     expect(restore.name).toBe('restore-data');
     const env = Object.fromEntries(restore.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
-    expect([env.REMOTE, env.DUMP]).toEqual(['STORE:homelab-backups/homelab/forgejo', 'latest']);
+    expect([env.REMOTE, env.DUMP]).toEqual(['STORE:homelab-backups/forgejo', 'latest']);
     const cronJob = forgejoStep.find((o) => o.kind === 'CronJob' && o.metadata.name === 'forgejo-backup');
     const upload = cronJob.spec.jobTemplate.spec.template.spec.containers[0];
     expect(upload.env).toContainEqual({ name: 'REMOTE', value: env.REMOTE });
   });
 
-  test('the runbook checks the credential Secret once, and waits up to an hour for the restoring rollout', () => {
-    expect(runbook.match(/^need_secret cicd forgejo-backup-s3 /gm)).toHaveLength(1);
+  test('the runbook installs the credential Secret from its env file once in the step, and waits up to an hour for the restoring rollout', () => {
+    expect(runbook.match(/^install_secret_env_file forgejo cicd homelab-backup-s3 /gm)).toHaveLength(1);
     expect(runbook).toMatch(/^wait_rollout cicd deployment\/forgejo 3600$/m);
   });
 });

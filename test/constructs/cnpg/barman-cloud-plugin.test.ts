@@ -69,8 +69,8 @@ describe('the plugin step of the bootstrap plan', () => {
     expect(bootstrap.argocdRoot.dependencies.map((d) => d.step.stepName)).toContain('barman-cloud-plugin');
     // the Phase-0 cluster's credentials: from a local env file, before its Cluster
     expect(bootstrap.postgres.get('forgejo-db')!.step.preconditions).toEqual([expect.objectContaining({
-      kind: 'secret-from-env-file', namespace: 'cicd', name: 'pg-backup-s3', variable: 'PG_BACKUP_S3_ENV_FILE',
-      defaultPath: '~/.config/homelab/pg-backup-s3.env', envKeys: ['ACCESS_KEY_ID', 'ACCESS_SECRET_KEY'],
+      kind: 'secret-from-env-file', namespace: 'cicd', name: 'homelab-backup-s3', variable: 'HOMELAB_BACKUP_S3_ENV_FILE',
+      defaultPath: '~/.config/homelab/homelab-backup-s3.env', envKeys: ['ACCESS_KEY_ID', 'ACCESS_SECRET_KEY'],
     })]);
   });
 
