@@ -795,7 +795,6 @@ wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{
 
 step 7 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48
-install_secret_env_file forgejo cicd homelab-backup-s3 HOMELAB_BACKUP_S3_ENV_FILE
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
 delete_job cicd forgejo-provision

@@ -220,7 +220,7 @@ export class BootstrapPlan extends Construct {
     });
     this.forgejoStep.addComponent(this.forgejo);
     // Repository data: a scheduled dump to the object store, and the restore that fills an empty volume first.
-    ({ backup: this.forgejoBackup, restore: this.forgejoRestore } = defineForgejoBackup(this.forgejoStep, this.forgejo, config.forgejo));
+    ({ backup: this.forgejoBackup, restore: this.forgejoRestore } = defineForgejoBackup(this.forgejoStep, this.forgejo, config.forgejo, pg.step));
     // The administrator, the mirror's API token (in the Secret the mirror Job reads) and the owning organisation.
     this.forgejoAdmin = new ForgejoAdminJob(this.forgejoStep, 'Admin', {
       forgejo: this.forgejo,

@@ -35,7 +35,7 @@ export const FORGEJO_RESTORE_ROLLOUT_TIMEOUT = Duration.minutes(60);
  * with id `Restore`) in the Forgejo step, each with its credential precondition (one per Secret). The config rules
  * make sure a restore has a store: its own, or the backup's.
  */
-export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer, config: ForgejoConfig):
+export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer, config: ForgejoConfig, databaseStep: BootstrapStep):
 { backup?: ForgejoBackupCronJob; restore?: ForgejoRestore } {
   const b = config.backup;
   const backup = b === undefined ? undefined : new ForgejoBackupCronJob(step, 'Backup', {
@@ -46,7 +46,8 @@ export function defineForgejoBackup(step: BootstrapStep, forgejo: ForgejoServer,
   });
   // The constructs' own requirements are `secret-exists` checks of their credentials; in Phase 0 the runbook installs
   // them from the operator's env files instead, like a Phase-0 cluster's (so the components are not added).
-  installObjectStoreCredentials(step, forgejo.namespace, [b?.objectStore, config.restoreFrom?.objectStore], 'Forgejo\'s dumps');
+  // Forgejo's step always runs after its database's, which may already install the same credential (one store for both).
+  installObjectStoreCredentials(step, forgejo.namespace, [b?.objectStore, config.restoreFrom?.objectStore], 'Forgejo\'s dumps', [databaseStep]);
   const r = config.restoreFrom;
   const store = r?.objectStore ?? b?.objectStore;
   const restore = r === undefined || store === undefined ? undefined : new ForgejoRestore(step, 'Restore', {

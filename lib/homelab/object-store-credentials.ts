@@ -8,10 +8,14 @@ import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
  * (`~/.config/homelab/<secret>.env`, lines `KEY=value`), checked before the first change; one file per Secret name, so
  * stores that share a credential share its file. A CA bundle Secret (`caSecret`) must exist already: it is not a
  * credential, and the runbook says so.
+ *
+ * A Secret one of `appliedBefore` (steps that always run before `step`) already installs is not installed again: two
+ * steps applying it with their own field managers would each take it over, so every re-run would rewrite it.
  */
 export function installObjectStoreCredentials(step: BootstrapStep, namespace: string,
-  stores: readonly (ResolvedBackupObjectStoreConfig | undefined)[], purpose: string): void {
-  const seen = new Set(step.preconditions.map((p) => ('name' in p && 'namespace' in p ? `${p.namespace}/${p.name}` : '')));
+  stores: readonly (ResolvedBackupObjectStoreConfig | undefined)[], purpose: string, appliedBefore: readonly BootstrapStep[] = []): void {
+  const seen = new Set([step, ...appliedBefore].flatMap((s) => s.preconditions)
+    .map((p) => ('name' in p && 'namespace' in p ? `${p.namespace}/${p.name}` : '')));
   for (const store of stores) {
     if (store === undefined) continue;
     const k = store.credentials;

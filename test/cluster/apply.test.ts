@@ -9,6 +9,7 @@ import * as YAML from 'yaml';
 import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
 import { applyUnits, describeWithShared, offlineCopy, ROOT, SHARED, synthesize, walk } from './harness/output-tree';
+import { catalogCrdFiles } from './harness/catalog-crds';
 
 const TREES = [
   { name: 'reference homelab (committed dist/)', dist: (): string => path.join(ROOT, 'dist') },
@@ -40,7 +41,9 @@ for (const { name, dist } of TREES) describeWithShared(`${name} against kube-api
   });
 
   test('the pinned CRDs that no step installs are accepted by the API server', async () => {
-    const r = await plane.kubectl(['apply', '--server-side', ...extraCrds().flatMap((f) => ['-f', f])]);
+    const catalog = await catalogCrdFiles();
+    const r = await plane.kubectl(['apply', '--server-side', ...[...extraCrds(), ...catalog.files].flatMap((f) => ['-f', f])]);
+    fs.rmSync(catalog.dir, { recursive: true, force: true });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect((await plane.waitCrdsEstablished(60)).status).toBe(0);

@@ -11,6 +11,7 @@ import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
 import { applyUnits, describeWithShared, offlineCopy, ROOT } from './harness/output-tree';
 import { StatusWriter } from './harness/status-writer';
+import { catalogCrdFiles } from './harness/catalog-crds';
 
 function git(...args: string[]): string {
   const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -65,6 +66,11 @@ describeWithShared('an upgrade from the previous release', () => {
       provisioner: 'driver.longhorn.io', allowVolumeExpansion: true,
     };
     expect((await plane.kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(storageClass))).status).toBe(0);
+    // The CRDs the catalog's own Applications install (prometheus-crds), which backup-checks' objects need.
+    const catalog = await catalogCrdFiles();
+    expect((await plane.kubectl(['apply', '--server-side', ...catalog.files.flatMap((f) => ['-f', f])])).status).toBe(0);
+    fs.rmSync(catalog.dir, { recursive: true, force: true });
+    expect((await plane.waitCrdsEstablished(60)).status).toBe(0);
   }, 900_000);
   afterAll(async () => {
     await writer?.stop();

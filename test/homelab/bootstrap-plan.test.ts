@@ -19,13 +19,14 @@ describe('BootstrapPlan wiring', () => {
     expect(p.repoCredentialStep.preconditions).toEqual(p.repoCredential.bootstrapRequirements.preconditions);
     // Forgejo, then the Job that provisions its administrator, token and repository owner.
     expect(p.forgejoStep.waits).toEqual([...p.forgejo.bootstrapRequirements.waits!, ...p.forgejoAdmin.bootstrapRequirements.waits!]);
-    // Forgejo, the credentials of its backup's store from the operator's env file (in Phase 0 the runbook installs them,
-    // instead of the CronJob's own check that the Secret exists), then the Job.
+    // Forgejo, then the Job. The credentials of its backup's store are not checked by the CronJob's own `secret-exists`:
+    // in Phase 0 the runbook installs them from the operator's env file, and forgejo-db's step, which always runs first,
+    // already installs the same Secret (one store for both): once, so a re-run does not rewrite it.
     expect(p.forgejoBackup!.bootstrapRequirements.preconditions!.map((c) => c.kind)).toEqual(['secret-exists']);
     expect(p.forgejoStep.preconditions).toEqual([...p.forgejo.bootstrapRequirements.preconditions!,
-      expect.objectContaining({ kind: 'secret-from-env-file', namespace: 'cicd', name: 'homelab-backup-s3',
-        defaultPath: '~/.config/homelab/homelab-backup-s3.env', variable: 'HOMELAB_BACKUP_S3_ENV_FILE' }),
       ...p.forgejoAdmin.bootstrapRequirements.preconditions!]);
+    expect(p.postgres.get('forgejo-db')!.step.preconditions).toContainEqual(expect.objectContaining({ kind: 'secret-from-env-file',
+      namespace: 'cicd', name: 'homelab-backup-s3', defaultPath: '~/.config/homelab/homelab-backup-s3.env', variable: 'HOMELAB_BACKUP_S3_ENV_FILE' }));
     expect(p.namespaces.waits).toEqual([]);
     expect(p.argocdRoot.waits).toEqual([]);
   });
@@ -42,8 +43,8 @@ describe('BootstrapPlan wiring', () => {
     expect(p.forgejoBackup?.remote).toBe(p.forgejoRestore?.remote);
     expect(p.forgejo.deployment.initContainers.map((c) => c.name)).toEqual(['restore-data']);
     expect(p.forgejoStep.waits).toContainEqual(expect.objectContaining({ kind: 'rollout', deployment: 'forgejo', timeoutSeconds: 3600 }));
-    // Backup and restore read the same Secret: the runbook installs it once in the step.
-    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-from-env-file' && c.name === 'homelab-backup-s3')).toHaveLength(1);
+    // Backup and restore read the Secret forgejo-db's step installs: the Forgejo step does not install it again.
+    expect(p.forgejoStep.preconditions.filter((c) => c.kind === 'secret-from-env-file')).toEqual([]);
     const other = parseHomelabConfig({ ...REFERENCE_HOMELAB, forgejo: { ...REFERENCE_HOMELAB.forgejo, restoreFrom: {
       objectStore: { endpointURL: 'https://s3.old.example.net', bucket: 'old-backups', credentials: { secretName: 'old-s3' } } } } });
     const q = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: other, repoUrl: () => 'git@github.com:o/r.git' });

@@ -25,7 +25,7 @@ describe('examples/backup.config.ts: Forgejo\'s repositories restored and backed
   });
 
   test('the runbook installs the credential Secret from its env file once in the step, and waits up to an hour for the restoring rollout', () => {
-    expect(runbook.match(/^install_secret_env_file forgejo cicd homelab-backup-s3 /gm)).toHaveLength(1);
+    expect(runbook.match(/^install_secret_env_file \S+ cicd homelab-backup-s3 /gm)).toHaveLength(1);
     expect(runbook).toMatch(/^wait_rollout cicd deployment\/forgejo 3600$/m);
   });
 });
