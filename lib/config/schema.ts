@@ -309,6 +309,13 @@ export const ForgejoRestoreFromSchema = z.strictObject({
   pathPrefix: dumpFolder.optional(),
   /** `latest` (the newest dump in the folder) or a dump's file name. @default 'latest' */
   dump: checkedString(forgejoDumpNameProblem).default('latest'),
+  /**
+   * Local file holding the lost Forgejo's `SECRET_KEY` (the Secret `forgejo-secret-key`, key `secret-key`, saved off the
+   * cluster; or `SECRET_KEY` of `app.ini` in the dump). The restored database's 2FA secrets are encrypted with it, so the
+   * runbook installs it instead of generating a new key, and refuses to start without it.
+   * @default '~/.config/homelab/forgejo-secret-key'
+   */
+  secretKeyFile: z.string().min(1).default('~/.config/homelab/forgejo-secret-key'),
 }).readonly();
 
 /** The self-hosted git host. */

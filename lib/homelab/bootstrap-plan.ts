@@ -217,6 +217,15 @@ export class BootstrapPlan extends Construct {
       storageClass: config.forgejo.storageClass,
       expose: config.forgejo.expose,
       rolloutTimeout: config.forgejo.restoreFrom ? FORGEJO_RESTORE_ROLLOUT_TIMEOUT : undefined,
+      // A restored database's 2FA secrets are encrypted with the lost Forgejo's key: install it, never a new one.
+      secretKeyFile: config.forgejo.restoreFrom ? {
+        variable: 'FORGEJO_SECRET_KEY_FILE',
+        defaultPath: config.forgejo.restoreFrom.secretKeyFile,
+        hint: `Save the lost Forgejo's SECRET_KEY in ${config.forgejo.restoreFrom.secretKeyFile} (chmod 600), exactly, without a ` +
+          'trailing newline: from your off-cluster copy of Secret forgejo-secret-key (kubectl get secret forgejo-secret-key -n ' +
+          `${config.forgejo.namespace} -o jsonpath='{.data.secret-key}' | base64 -d, run before the loss), or SECRET_KEY of ` +
+          'custom/conf/app.ini in the Forgejo dump being restored.',
+      } : undefined,
     });
     this.forgejoStep.addComponent(this.forgejo);
     // Repository data: a scheduled dump to the object store, and the restore that fills an empty volume first.

@@ -32,7 +32,7 @@ describe('forgejo.backup and forgejo.restoreFrom', () => {
 
   test('restoreFrom defaults to the latest dump and reads the backup\'s store', () => {
     const config = withForgejo({ backup: { objectStore: OFFSITE }, restoreFrom: {} });
-    expect(parseHomelabConfig(config).forgejo.restoreFrom).toEqual({ dump: 'latest' });
+    expect(parseHomelabConfig(config).forgejo.restoreFrom).toEqual({ dump: 'latest', secretKeyFile: '~/.config/homelab/forgejo-secret-key' });
     expect(problems(config)).toEqual([]);
   });
 

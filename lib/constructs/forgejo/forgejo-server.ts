@@ -116,6 +116,14 @@ export interface ForgejoServerProps {
   readonly secretKeySecret?: string;
 
   /**
+   * A local file on the machine that runs the runbook holding the `SECRET_KEY` to install into `secretKeySecret`, for a
+   * restore: the restored database's 2FA secrets and other data are encrypted with the lost Forgejo's key, so a new
+   * random one would make them unreadable. The runbook refuses to start without the file.
+   * @default - the runbook generates a random key once and keeps it
+   */
+  readonly secretKeyFile?: { readonly variable: string; readonly defaultPath: string; readonly hint: string };
+
+  /**
    * How Forgejo is reachable from outside the cluster; see `ForgejoExpose`.
    *
    * @default { type: 'ClusterIP' } - only the in-cluster Services
@@ -334,8 +342,10 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
     this.lanService = exposed.lanService;
     this.ingress = exposed.ingress;
 
-    const preconditions: Precondition[] = [
-      { kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 },
+    const keyFile = props.secretKeyFile;
+    const preconditions: Precondition[] = [keyFile
+      ? { kind: 'secret-from-file', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', format: 'token', ...keyFile }
+      : { kind: 'generated-secret', namespace: this.namespace, name: this.secretKeySecret, key: 'secret-key', bytes: 48 },
     ];
     if (!this.usesClusterSecret) {
       preconditions.push({

@@ -97,6 +97,7 @@ describe('ForgejoServer', () => {
       rootUrl: 'https://git.example.com/',
       rolloutTimeout: Duration.minutes(20),
       secretKeySecret: 'git-secret-key',
+      secretKeyFile: { variable: 'GIT_KEY_FILE', defaultPath: '~/keys/git', hint: 'the key of the lost Forgejo' },
       expose: { type: 'Ingress', host: 'git.home.arpa', className: 'nginx' },
     };
 
@@ -114,6 +115,10 @@ describe('ForgejoServer', () => {
     expect(forgejo.sshDomain).toBe('git.example.com');
     expect(forgejo.rolloutTimeout.toSeconds()).toBe(1200);
     expect(forgejo.expose).toEqual({ type: 'Ingress', host: 'git.home.arpa', className: 'nginx' });
+    // A restore installs the lost Forgejo's SECRET_KEY from the operator's file instead of generating a new one.
+    expect(forgejo.bootstrapRequirements.preconditions![0]).toEqual({ kind: 'secret-from-file', namespace: 'cicd', name: 'git-secret-key',
+      key: 'secret-key', format: 'token', variable: 'GIT_KEY_FILE', defaultPath: '~/keys/git', hint: 'the key of the lost Forgejo' });
+    expect(forgejo.bootstrapRequirements.preconditions!.some((p) => p.kind === 'generated-secret')).toBe(false);
 
     const objects = Testing.synth(chart);
     // An explicit rootUrl wins over the one the Ingress implies.
