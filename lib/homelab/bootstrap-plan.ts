@@ -1,4 +1,4 @@
-import { ApiObject, App } from 'cdk8s';
+import { ApiObject, App, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { PodSecurityLevel, ResolvedHomelabConfig } from '../config/homelab-config';
 import { resolveForgejoDatabase } from '../config/rules';
@@ -24,6 +24,9 @@ import { goDurationSeconds } from '../shared/duration';
 import { CiliumInstall } from '../constructs/cilium/cilium-install';
 import { LonghornInstall } from '../constructs/longhorn/longhorn-install';
 import { HelmReleaseSpec } from '../constructs/bootstrap/waits';
+
+/** How long the runbook waits for a Phase-0 cluster that is recovered from a backup (`restoreFrom`). */
+export const POSTGRES_RESTORE_TIMEOUT = Duration.minutes(60);
 
 /** A Helm release Phase 0 installs, with the Argo CD Application the config names to adopt it (if any). */
 export interface Phase0HelmRelease {
@@ -187,7 +190,9 @@ export class BootstrapPlan extends Construct {
         .map(([pgName, d]) => new CnpgDatabase(step, `Database-${pgName}`, {
           cluster, pgName, owner: d.owner, reclaimPolicy: d.reclaimPolicy,
         }));
-      const wait = new WaitForPostgresJob(step, 'Wait', { cluster, databases });
+      // A recovery downloads a base backup and replays WAL up to its target before the Cluster is Ready: give it the
+      // hour Forgejo's restore gets, not the quarter of an hour a new, empty cluster needs.
+      const wait = new WaitForPostgresJob(step, 'Wait', { cluster, databases, timeout: c.restoreFrom ? POSTGRES_RESTORE_TIMEOUT : undefined });
       step.addWait({
         kind: 'job-complete',
         namespace: wait.namespace,

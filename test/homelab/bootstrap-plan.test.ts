@@ -191,3 +191,23 @@ describe('BootstrapPlan after the cutover: a rebuild seeds from GitHub, verifies
     expect(p.repoCredentialStep.preconditions[1]).toMatchObject({ branch: 'release', repoOwner: 'platform' });
   });
 });
+
+describe('a Phase-0 cluster recovered from a backup', () => {
+  test('gets an hour for its wait (download and WAL replay), a new one a quarter of an hour', () => {
+    const restoring = parseHomelabConfig({
+      ...REFERENCE_HOMELAB,
+      postgresClusters: {
+        ...REFERENCE_HOMELAB.postgresClusters,
+        'forgejo-db': {
+          ...REFERENCE_HOMELAB.postgresClusters['forgejo-db'], initdbDatabase: undefined, initdbOwner: undefined,
+          backup: { ...REFERENCE_HOMELAB.postgresClusters['forgejo-db'].backup!, serverName: 'forgejo-db-2' },
+          restoreFrom: { serverName: 'forgejo-db', database: 'forgejo', owner: 'forgejo' },
+        },
+      },
+    });
+    const restored = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config: restoring, repoUrl: () => 'git@github.com:o/r.git' });
+    expect(restored.postgres.get('forgejo-db')!.wait.timeout.toSeconds()).toBe(3600);
+    expect(restored.postgres.get('forgejo-db')!.step.waits).toContainEqual(expect.objectContaining({ kind: 'job-complete', timeoutSeconds: 3720 }));
+    expect(plan().postgres.get('forgejo-db')!.wait.timeout.toSeconds()).toBe(900);
+  });
+});
