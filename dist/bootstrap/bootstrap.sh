@@ -648,12 +648,16 @@ wait_condition() { # namespace resource condition message-jsonpath timeout
   inspect "$(quote kubectl describe "$2" -n "$1")"
 }
 
-# wait_job NAMESPACE JOB TIMEOUT [RESOURCE MESSAGE-JSONPATH]...: polls the Job's conditions until Complete
+# wait_job NAMESPACE JOB TIMEOUT [--fail-when RESOURCE JSONPATH 'VALUE|VALUE…']... [RESOURCE MESSAGE-JSONPATH]...: polls
+# the Job's conditions until Complete (a --fail-when RESOURCE whose JSONPATH is one of the VALUEs fails it at once: its
+# controller gave up)
 # or Failed (kubectl wait --for=condition=complete would sit out the timeout on a failed Job); on failure
 # shows the Job's logs and the status message of each RESOURCE it waits for.
 wait_job() {
-  local namespace="$1" job="$2" timeout="$3" what="Job $1/$2 complete" start=$SECONDS state type message outcome=''
+  local namespace="$1" job="$2" timeout="$3" what="Job $1/$2 complete" start=$SECONDS state type message outcome='' i value
+  local fail_when=()
   shift 3
+  while [ "${1:-}" = --fail-when ]; do fail_when+=("$2" "$3" "$4"); shift 4; done
   if dry_run; then plan wait "$what (timeout ${timeout}s)"; return 0; fi
   waiting "$what" "$timeout"
   while [ -z "$outcome" ]; do
@@ -664,6 +668,12 @@ wait_job() {
         Failed) outcome="the Job failed${message:+: $message}" ;;
       esac
     done <<<"$state"
+    # A watched object whose controller gave up fails the wait at once, not at the Job's deadline.
+    for ((i = 0; i < ${#fail_when[@]}; i += 3)); do
+      [ -z "$outcome" ] || break
+      value="$(kube get "${fail_when[i]}" -n "$namespace" -o "jsonpath=${fail_when[i+1]}" 2>/dev/null)" || value=''
+      case "|${fail_when[i+2]}|" in *"|$value|"*) [ -z "$value" ] || outcome="${fail_when[i]} is '$value'" ;; esac
+    done
     if [ -z "$outcome" ]; then
       if (( SECONDS - start >= timeout )); then outcome="the Job did not finish within ${timeout}s"; else sleep "$POLL_SECONDS"; fi
     fi
@@ -791,7 +801,7 @@ step 6 postgres-forgejo-db 'CNPG Cluster cicd/forgejo-db, its Phase-0 databases,
 install_secret_env_file postgres-forgejo-db cicd homelab-backup-s3 HOMELAB_BACKUP_S3_ENV_FILE
 delete_job cicd wait-for-forgejo-db
 apply postgres-forgejo-db -f 06-postgres-forgejo-db.yaml
-wait_job cicd wait-for-forgejo-db 1020 clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' clusters.postgresql.cnpg.io/forgejo-db '{.status.phaseReason}' clusters.postgresql.cnpg.io/forgejo-db '{.status.conditions[?(@.type=="ContinuousArchiving")].message}'
+wait_job cicd wait-for-forgejo-db 1020 --fail-when clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' 'Cluster is unrecoverable and needs manual intervention|Invalid cluster definition|Cluster has incomplete or invalid image catalog' clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' clusters.postgresql.cnpg.io/forgejo-db '{.status.phaseReason}' clusters.postgresql.cnpg.io/forgejo-db '{.status.conditions[?(@.type=="ContinuousArchiving")].message}'
 
 step 7 forgejo 'Forgejo git host with Redis'
 ensure_secret cicd forgejo-secret-key secret-key 48

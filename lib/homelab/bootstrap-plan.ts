@@ -198,6 +198,7 @@ export class BootstrapPlan extends Construct {
         namespace: wait.namespace,
         job: wait.name,
         watched: wait.watched,
+        failWhen: wait.failWhen,
         timeoutSeconds: wait.timeout.toSeconds() + 120,
       });
       postgres.set(name, { step, cluster, databases, wait });

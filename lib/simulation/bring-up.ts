@@ -257,14 +257,20 @@ class BringUp {
         if (!live) return false;
         const h = jobHealth(this.world.view(live));
         if (h.status === 'Healthy') return true;
-        if (h.status !== 'Degraded') return false;
-        // wait_job prints the Job's Failed message, then each watched object's message path.
-        const watched = w.watched.map((x) => {
-          const [resource, name] = x.resource.split('/');
+        const value = (resourceName: string, path: string) => {
+          const [resource, name] = resourceName.split('/');
           const o = this.world.get(kindOfResource(resource), w.namespace, name);
-          return `${x.resource}: ${o ? jsonPath(this.world.view(o), x.messagePath) : '(not found)'}`;
-        });
-        return [`the Job failed: ${h.message}`, ...watched].join('; ');
+          return o ? jsonPath(this.world.view(o), path) : undefined;
+        };
+        // wait_job prints why it failed, then each watched object's message path.
+        const watched = () => w.watched.map((x) => `${x.resource}: ${value(x.resource, x.messagePath) ?? '(not found)'}`);
+        // A watched object whose controller gave up (wait_job --fail-when) fails the wait before the Job's deadline.
+        for (const f of w.failWhen ?? []) {
+          const v = value(f.resource, f.jsonPath);
+          if (v !== undefined && v !== '' && f.values.includes(v)) return [`${f.resource} is '${v}'`, ...watched()].join('; ');
+        }
+        if (h.status !== 'Degraded') return false;
+        return [`the Job failed: ${h.message}`, ...watched()].join('; ');
       }
     }
   }

@@ -206,6 +206,42 @@ describe('bootstrap.sh against a recording kubectl', () => {
     expect(r.calls).toEqual([]);
   });
 
+  test('fails at once, while the Job still runs, when a watched object is in a state its controller gives up in (--fail-when)', () => {
+    // GIVEN a wait that gives up on the Cluster phase the recording kubectl reports, and a Job that never finishes
+    const box = sandbox({ jobFailWhen: ['Invalid cluster definition', 'status of clusters.example.com/db'] });
+    box.writeSeedKey();
+
+    // WHEN
+    const r = box.run(YES, { FAKE_JOB_STATE: '' });
+
+    // THEN the first poll fails it, naming the state, then shows the logs and the watched objects as for a failed Job
+    expect(r.status).toBe(1);
+    const phase = 'get clusters.example.com/db -n demo -o jsonpath={.status.phase}';
+    const after = r.calls.slice(r.calls.indexOf(JOB_STATE));
+    expect(after).toEqual([JOB_STATE, phase, 'logs job/wait-for-db -n demo --all-containers', phase,
+      'get databases.example.com/app -n demo -o jsonpath={.status.message}']);
+    expect(r.stderr).toContain('FAILED: Job demo/wait-for-db complete');
+    expect(r.stderr).toContain('clusters.example.com/db is \'status of clusters.example.com/db\'');
+  });
+
+  test('a --fail-when state that is not reached changes nothing: the wait goes on to its own deadline', () => {
+    const box = sandbox({ jobFailWhen: ['Invalid cluster definition'], jobTimeoutSeconds: 1 });
+    box.writeSeedKey();
+    const r = box.run(YES, { FAKE_JOB_STATE: '' });
+    expect(r.status).toBe(1);
+    expect(r.calls).toContain('get clusters.example.com/db -n demo -o jsonpath={.status.phase}');
+    expect(r.stderr).toContain('the Job did not finish within 1s');
+    expect(r.stderr).not.toContain('clusters.example.com/db is \'');
+  });
+
+  test('a Job that is complete passes without reading the --fail-when state', () => {
+    const box = sandbox({ jobFailWhen: ['status of clusters.example.com/db'] });
+    box.writeSeedKey();
+    const r = box.run(YES);
+    expect(r.status).toBe(0);
+    expect(r.calls).not.toContain('get clusters.example.com/db -n demo -o jsonpath={.status.phase}');
+  });
+
   test('fails when the wait Job fails, showing its logs, the watched objects and how to inspect', () => {
     // GIVEN
     const box = sandbox();

@@ -184,6 +184,10 @@ describe('bring-up simulation of examples/backup.config.ts', () => {
     expect(outcome.state).toBe('Failed');
     expect(outcome.where).toBe(`runbook step ${input.steps.find((p) => p.step.stepName === 'postgres-forgejo-db')!.index} postgres-forgejo-db`);
     expect(outcome.message).toContain('clusters.postgresql.cnpg.io/forgejo-db: Cluster is unrecoverable and needs manual intervention');
+    // The runbook fails as soon as CNPG gives up (wait_job --fail-when on the phase), not at the wait's hour.
+    expect(outcome.message).toContain('clusters.postgresql.cnpg.io/forgejo-db is \'Cluster is unrecoverable and needs manual intervention\'');
+    const applied = outcome.timeline.find((e) => / postgres-forgejo-db applied /.test(e.message))!.at;
+    expect(outcome.at - applied).toBeLessThan(900);
     expect(outcome.finalState).toEqual([
       'Cluster cicd/forgejo-db: Cluster is unrecoverable and needs manual intervention: Instance creation failed for the following jobs: '
       + 'forgejo-db-1-full-recovery. Check the job logs to investigate the cause of the failure.; logs of job/forgejo-db-1-full-recovery: '

@@ -96,6 +96,13 @@ export interface JobCompleteWait {
   /** The objects the Job waits for, shown with their status message when it fails. */
   readonly watched: readonly { readonly resource: string; readonly messagePath: string }[];
   readonly timeoutSeconds: number;
+  /**
+   * States of a watched object that end the wait at once, failed: the object's controller has given up, so waiting out
+   * the Job's deadline would only delay the message (e.g. a CNPG Cluster whose recovery failed): the wait fails when
+   * `jsonPath` of `resource` (in the Job's namespace) is one of `values` (none of which may contain `|`).
+   * @default []
+   */
+  readonly failWhen?: readonly { readonly resource: string; readonly jsonPath: string; readonly values: readonly string[] }[];
 }
 
 /** Any wait the runbook performs after applying a step. */

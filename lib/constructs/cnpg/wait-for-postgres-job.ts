@@ -130,6 +130,25 @@ export class WaitForPostgresJob extends Construct {
   }
 
   /**
+   * The Cluster phases in which CNPG has given up on the cluster, so the Job would wait out its deadline for nothing
+   * (cloudnative-pg v1.30.0 `api/v1/cluster_types.go`): `PhaseUnrecoverable` (e.g. its recovery Job failed:
+   * `internal/controller/cluster_controller.go`, "Instance creation failed for the following jobs"),
+   * `PhaseDefinitionInvalid` and `PhaseImageCatalogError`. The plugin phases (`PhaseUnknownPlugin`, `PhaseFailurePlugin`)
+   * are not here: CNPG requeues them, and right after the plugin step they clear once it registers the plugin.
+   */
+  public get failWhen(): { resource: string; jsonPath: string; values: string[] }[] {
+    return [{
+      resource: `clusters.postgresql.cnpg.io/${this.cluster.name}`,
+      jsonPath: '{.status.phase}',
+      values: [
+        'Cluster is unrecoverable and needs manual intervention',
+        'Invalid cluster definition',
+        'Cluster has incomplete or invalid image catalog',
+      ],
+    }];
+  }
+
+  /**
    * The objects the Job waits for, as `resource/name` with the JSONPath of their status message. A Cluster that
    * archives or recovers through the Barman Cloud plugin also shows why the plugin is stuck:
    *
