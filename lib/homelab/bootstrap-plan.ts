@@ -178,6 +178,21 @@ export class BootstrapPlan extends Construct {
       step.dependsOn(this.namespaces, `the Cluster lives in namespace '${c.namespace}'`);
       step.dependsOn(this.cnpgOperator, 'CNPG\'s CRDs and admission webhook must serve before a Cluster is created');
       step.dependsOn(this.longhornStep, 'the Cluster\'s PVCs are provisioned by Longhorn\'s StorageClass');
+      if (c.restoreFrom) {
+        // CNPG bootstraps a Cluster only while it has no instances (cloudnative-pg v1.30.0
+        // internal/controller/cluster_controller.go: createPrimaryInstance when status.instances == 0, which refuses once
+        // the cluster IsInitialized), and its webhook lets spec.bootstrap change (internal/webhook/v1/cluster_webhook.go
+        // validateClusterChanges has no bootstrap check): re-applied to a live cluster, restoreFrom restores nothing. Said
+        // before the apply, so an operator who meant to restore over it knows.
+        step.addPrecondition({
+          kind: 'note-when-exists',
+          resource: `clusters.postgresql.cnpg.io/${name}`,
+          namespace: c.namespace,
+          description: `Cluster ${c.namespace}/${name}`,
+          whenExists: 'its bootstrap ran when it was created; restoreFrom is not applied again',
+          whenAbsent: `it is created now and recovers server ${c.restoreFrom.serverName} from its object store (restoreFrom)`,
+        });
+      }
       if (this.barmanCloudPluginStep && usesPlugin(c)) {
         step.dependsOn(this.barmanCloudPluginStep, 'a Cluster naming an unregistered plugin stops reconciling: the Barman Cloud plugin ' +
           `must serve before the Cluster ${c.backup ? 'archives' : ''}${c.backup && c.restoreFrom ? ' and ' : ''}${c.restoreFrom ? 'recovers' : ''} through it`);

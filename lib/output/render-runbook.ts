@@ -1,6 +1,7 @@
 import { helmValuesFile, RenderedStep } from './render-steps';
 import {
-  GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, SelfSignedTlsSecretPrecondition, SkipWhenPrecondition, StepWait,
+  GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, NoteWhenExistsPrecondition, SelfSignedTlsSecretPrecondition,
+  SkipWhenPrecondition, StepWait,
 } from '../constructs/bootstrap/waits';
 import { MIN_HELM_VERSION } from '../shared/pins';
 
@@ -315,6 +316,7 @@ function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
     if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file' || pre.kind === 'secret-from-env-file') && pre.checkedAt === 'step') {
       lines.push(needFile(pre));
     }
+    if (pre.kind === 'note-when-exists') lines.push(renderNoteWhenExists(name, pre));
     if (pre.kind === 'self-signed-tls-secret') lines.push(renderTlsSecret(name, pre));
     if (pre.kind === 'secret-from-env-file') {
       lines.push(`install_secret_env_file ${shq(name)} ${shq(pre.namespace)} ${shq(pre.name)} ${pre.variable}`);
@@ -393,6 +395,19 @@ function renderSkipWhen(stepName: string, s: SkipWhenPrecondition): string {
   }
   if (s.reason.trim() === '') throw new Error(`bootstrap step '${stepName}': skip-when needs a reason, printed when the step is skipped`);
   return `skip_when ${shq(s.resource)} ${shq(s.namespace ?? '')} ${shq(s.jsonPath)} ${shq(s.equals)} ${shq(oneLine(s.reason))}`;
+}
+
+/** The `note_when_exists` call of a step's `note-when-exists` precondition. */
+function renderNoteWhenExists(stepName: string, n: NoteWhenExistsPrecondition): string {
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(n.resource)) {
+    throw new Error(`bootstrap step '${stepName}': note-when-exists resource must be '<resource>/<name>' in kubectl's lower-case form ` +
+      `(e.g. 'clusters.postgresql.cnpg.io/forgejo-db'), got '${n.resource}'`);
+  }
+  for (const [field, value] of [['description', n.description], ['whenExists', n.whenExists]] as const) {
+    if (value.trim() === '') throw new Error(`bootstrap step '${stepName}': note-when-exists on ${n.resource} needs a ${field}, printed by the runbook`);
+  }
+  return [`note_when_exists ${shq(n.resource)} ${shq(n.namespace ?? '')} ${shq(oneLine(n.description))} ${shq(oneLine(n.whenExists))}`,
+    ...(n.whenAbsent === undefined ? [] : [shq(oneLine(n.whenAbsent))])].join(' ');
 }
 
 function renderMirrorCheck(stepName: string, m: GitMirrorCurrentPrecondition, variables: ReadonlySet<string>): string {
@@ -884,6 +899,32 @@ skip_when() {
       ;;
   esac
   failed "read $what, to tell whether the cluster is already past this step" "$SECONDS" "\${err:-kubectl exited with $status}"
+  inspect "$(quote kubectl "\${args[@]}")"
+}
+
+# note_when_exists RESOURCE NAMESPACE DESCRIPTION WHEN-EXISTS [WHEN-ABSENT]: says, before the step changes anything, what
+# applying it does not do to RESOURCE (in NAMESPACE, or cluster-scoped when empty) when that already exists, e.g. a
+# Cluster's bootstrap runs only when it is created. One kube call; NotFound prints WHEN-ABSENT (if given); any other
+# error stops the runbook, since the operator would not know which of the two happens. Changes and skips nothing.
+note_when_exists() {
+  local status=0 err
+  local args=(get "$1" -o name)
+  if [ -n "$2" ]; then args=("\${args[@]}" -n "$2"); fi
+  if dry_run; then plan note "when $3 exists: $4\${5:+; otherwise: $5}"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  kube "\${args[@]}" >/dev/null 2>"$STAGING/note-when-exists.err" || status=$?
+  err="$(cat "$STAGING/note-when-exists.err")"
+  if [ "$status" = 0 ]; then
+    printf '  → %s exists: %s\\n' "$3" "$4"
+    return 0
+  fi
+  case "$err" in
+    *'(NotFound)'*)
+      if [ -n "\${5:-}" ]; then printf '  → %s does not exist: %s\\n' "$3" "$5"; fi
+      return 0
+      ;;
+  esac
+  failed "read $3, to tell whether it exists already" "$SECONDS" "\${err:-kubectl exited with $status}"
   inspect "$(quote kubectl "\${args[@]}")"
 }
 

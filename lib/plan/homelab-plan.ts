@@ -227,6 +227,9 @@ export function describePrecondition(pre: Precondition): string {
     case 'skip-when':
       return `skipped when ${pre.jsonPath} of ${pre.resource}${pre.namespace !== undefined ? ` in ${pre.namespace}` : ''} is ` +
         `${pre.equals} (${pre.reason}); otherwise applied. An answer other than that value or NotFound stops the runbook.`;
+    case 'note-when-exists':
+      return `before applying, the runbook says whether ${pre.description} exists: if it does, ${pre.whenExists}` +
+        `${pre.whenAbsent !== undefined ? `; if not, ${pre.whenAbsent}` : ''}. An answer other than the object or NotFound stops the runbook.`;
     default: {
       // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
       const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;

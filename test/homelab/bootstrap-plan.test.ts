@@ -1,6 +1,7 @@
 import { App } from 'cdk8s';
 import { BootstrapPlan } from '../../lib/homelab/bootstrap-plan';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import backupExample from '../../examples/backup.config';
 import { parseHomelabConfig } from '../../lib/config/parse';
 import { planSteps } from '../../lib/output/render-steps';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
@@ -82,6 +83,25 @@ describe('BootstrapPlan wiring', () => {
     const pg = p.postgres.get('forgejo-db')!;
     expect(p.forgejo.node.dependencies).toContain(pg.wait);
     expect(p.forgejoStep.dependencies.map((d) => d.step)).toContain(pg.step);
+  });
+
+  test('a Phase-0 cluster with restoreFrom: its step first notes, before any change, that a Cluster already there is not restored again', () => {
+    // GIVEN
+    const config = parseHomelabConfig(backupExample);
+
+    // WHEN
+    const p = new BootstrapPlan(new App({ outdir: '.cdk8s.out' }), 'Bootstrap', { config, repoUrl: () => 'git@github.com:o/r.git' });
+
+    // THEN
+    expect(p.postgres.get('forgejo-db')!.step.preconditions[0]).toEqual({
+      kind: 'note-when-exists', resource: 'clusters.postgresql.cnpg.io/forgejo-db', namespace: 'cicd', description: 'Cluster cicd/forgejo-db',
+      whenExists: 'its bootstrap ran when it was created; restoreFrom is not applied again',
+      whenAbsent: 'it is created now and recovers server forgejo-db from its object store (restoreFrom)',
+    });
+    // A cluster that initdb-s gets no note.
+    const notes = (q: BootstrapPlan) => q.steps.flatMap((st) => st.preconditions).filter((c) => c.kind === 'note-when-exists');
+    expect(notes(p)).toHaveLength(1);
+    expect(notes(plan())).toEqual([]);
   });
 
   test('installSopsAgeKey installs the age key as the Secret the repo-server mounts, before Argo CD is applied', () => {

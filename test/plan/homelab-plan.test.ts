@@ -132,6 +132,11 @@ describe('describePrecondition and describeSource', () => {
       reason: 'the root app already reads the mirror',
     })).toBe('skipped when {.spec.source.repoURL} of applications.argoproj.io/root in argocd is http://f/o/r.git '
       + '(the root app already reads the mirror); otherwise applied. An answer other than that value or NotFound stops the runbook.');
+    expect(describePrecondition({
+      kind: 'note-when-exists', resource: 'clusters.postgresql.cnpg.io/db', namespace: 'cicd', description: 'Cluster cicd/db',
+      whenExists: 'its bootstrap ran when it was created', whenAbsent: 'it is restored now',
+    })).toBe('before applying, the runbook says whether Cluster cicd/db exists: if it does, its bootstrap ran when it was created; '
+      + 'if not, it is restored now. An answer other than the object or NotFound stops the runbook.');
     expect(describeSource({ kind: 'git-path', path: 'k8s/a', exclude: '*-values.yaml' })).toBe('git k8s/a (exclude *-values.yaml)');
     expect(describeSource({ kind: 'plugin', path: '.', pluginName: 'sops' })).toBe('plugin sops at .');
     expect(describeSource({ kind: 'helm-chart', repoURL: 'oci://ghcr.io/x', chart: 'c', version: '1.0.0' })).toBe('helm c 1.0.0 from oci://ghcr.io/x/c');

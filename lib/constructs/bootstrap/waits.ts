@@ -234,6 +234,34 @@ export interface SkipWhenPrecondition {
   readonly reason: string;
 }
 
+/**
+ * A line the runbook prints before the step changes anything, saying what applying the step does NOT do to an object
+ * that already exists: a CNPG Cluster's bootstrap (initdb or a restore) runs once, when the Cluster is created, so a
+ * re-applied `restoreFrom` restores nothing. The runbook asks with one `kubectl get` (bounded by its request timeout):
+ * the object exists, and `  → <description> exists: <whenExists>` is printed; NotFound, and `whenAbsent` is, when given.
+ * Any other answer (API error, timeout) stops the runbook, since the operator would not know which of the two happens.
+ * It changes nothing and skips nothing.
+ */
+export interface NoteWhenExistsPrecondition {
+  readonly kind: 'note-when-exists';
+  /** `<resource>/<name>` as kubectl names it, group included, e.g. `clusters.postgresql.cnpg.io/forgejo-db`. */
+  readonly resource: string;
+  /**
+   * Namespace of a namespaced object.
+   * @default - a cluster-scoped object
+   */
+  readonly namespace?: string;
+  /** The object in words, e.g. `Cluster cicd/forgejo-db`. */
+  readonly description: string;
+  /** Printed after `<description> exists: ` when it exists. */
+  readonly whenExists: string;
+  /**
+   * Printed after `<description> does not exist: ` when it does not.
+   * @default - nothing is printed then
+   */
+  readonly whenAbsent?: string;
+}
+
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
@@ -286,7 +314,8 @@ export type Precondition =
   })
   | SelfSignedTlsSecretPrecondition
   | GitMirrorCurrentPrecondition
-  | SkipWhenPrecondition;
+  | SkipWhenPrecondition
+  | NoteWhenExistsPrecondition;
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {
