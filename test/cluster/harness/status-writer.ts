@@ -15,7 +15,12 @@
 //   that runs on the data directory, `status.image` and `status.pgDataImageInfo {image, majorVersion}`
 //   (cluster_types.go ImageInfo): CNPG's webhook judges a major-version change against it
 //   (internal/webhook/v1/cluster_webhook.go reads old.Status.PGDataImageInfo), so without it a downgrade would
-//   pass unseen.
+//   pass unseen. And the bootstrap, once: CNPG creates the primary (initdb, or recovery from an externalClusters
+//   entry) only while status.instances is 0 (internal/controller/cluster_controller.go: createPrimaryInstance when
+//   `cluster.Status.Instances == 0`), and sets Initialized=True (reason BootstrapCompleted) once instances exist
+//   (cluster_status.go); the writer records the method in `bootstraps` when it first writes instances, so a later
+//   change of spec.bootstrap (which CNPG's webhook accepts: validateClusterChanges has no bootstrap check) bootstraps
+//   nothing, as with CNPG.
 // - CNPG Database: `applied: true` and `observedGeneration` once its Cluster is Ready (api/v1/database_funcs.go
 //   SetAsReady); a fault turns it into SetAsFailed (`applied: false` and a message, no observedGeneration).
 // - PersistentVolumeClaim: Bound with the requested capacity, when its StorageClass exists (the external
@@ -53,6 +58,24 @@ export interface StatusEvent {
   readonly what: string;
 }
 
+/** How a CNPG Cluster was bootstrapped, as its spec said when its first instance was created. */
+export type ClusterBootstrap =
+  | { readonly method: 'initdb'; readonly database?: string; readonly owner?: string }
+  | { readonly method: 'recovery'; readonly source?: string; readonly serverName?: string }
+  | { readonly method: 'pg_basebackup'; readonly source?: string };
+
+/** The bootstrap method `spec.bootstrap` names (CNPG's defaulting makes it initdb when it names none). */
+function bootstrapOf(spec: any): ClusterBootstrap {
+  const b = spec.bootstrap ?? {};
+  if (b.recovery !== undefined) {
+    const source = b.recovery.source;
+    const external = (spec.externalClusters ?? []).find((e: any) => e.name === source);
+    return { method: 'recovery', source, serverName: external?.plugin?.parameters?.serverName };
+  }
+  if (b.pg_basebackup !== undefined) return { method: 'pg_basebackup', source: b.pg_basebackup.source };
+  return { method: 'initdb', database: b.initdb?.database, owner: b.initdb?.owner };
+}
+
 function objectPath(kind: Kind, o: any): string {
   const base = LISTS[kind].replace(/\/[a-z]+$/, '');
   return `${base}/namespaces/${o.metadata.namespace}/${LISTS[kind].split('/').pop()}/${o.metadata.name}`;
@@ -65,6 +88,8 @@ export class StatusWriter {
   readonly stoodIn = new Set<string>();
   /** Output of each executed Job (`Job/namespace/name` → stdout and stderr), for failure messages. */
   readonly jobOutput = new Map<string, string>();
+  /** Each CNPG Cluster's bootstrap (`namespace/name` → how), recorded once, when its first instances were written. */
+  readonly bootstraps = new Map<string, ClusterBootstrap>();
   private readonly firstSeen = new Map<string, number>();
   private readonly running = new Map<string, ChildProcess>();
   private timer: NodeJS.Timeout | undefined;
@@ -173,11 +198,22 @@ export class StatusWriter {
         // The mutating webhook has written CNPG's default image into spec.imageName when the config left it out.
         const image: string = o.spec.imageName;
         const majorVersion = Number(/:(\d+)/.exec(image)?.[1]);
+        const bootstrap = (status.instances ?? 0) === 0 ? bootstrapOf(o.spec) : undefined;
+        const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        const initialized = (status.conditions ?? []).find((x: any) => x.type === 'Initialized' && x.status === 'True')
+          ?? { type: 'Initialized', status: 'True', reason: 'BootstrapCompleted', message: 'Cluster has been bootstrapped', lastTransitionTime: now };
         await this.plane.kube.patchStatus(path, {
           phase: 'Cluster in healthy state', instances, readyInstances: instances, image,
           ...(Number.isInteger(majorVersion) ? { pgDataImageInfo: { image, majorVersion } } : {}),
-          conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: 'Cluster is Ready', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+          conditions: [
+            initialized,
+            { type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: 'Cluster is Ready', lastTransitionTime: now },
+          ],
         });
+        if (bootstrap !== undefined) {
+          this.bootstraps.set(`${o.metadata.namespace}/${o.metadata.name}`, bootstrap);
+          this.record(key, `bootstrapped: ${JSON.stringify(bootstrap)}`);
+        }
         return this.record(key, 'Ready');
       }
       case 'Database': {
