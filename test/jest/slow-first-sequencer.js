@@ -8,6 +8,7 @@ const SLOW_FIRST = [
   // npm run test:cluster (jest.cluster.config.js)
   'test/cluster/runbook-reference.test.ts',
   'test/cluster/apply.test.ts',
+  'test/cluster/runbook-restore.test.ts',
   'test/cluster/runbook-ddb.test.ts',
   'test/cluster/upgrade.test.ts',
   // npm test
