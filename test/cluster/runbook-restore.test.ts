@@ -14,7 +14,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { describeWithShared, offlineCopy, ROOT, synthesize } from './harness/output-tree';
-import { operatorSecrets, RunbookEnv, runbookEnv, RunResult, runRunbook, stepsStarted } from './harness/runbook';
+import { createOperatorSecrets, operatorSecrets, RunbookEnv, runbookEnv, RunResult, runRunbook, stepsStarted, tokenFiles } from './harness/runbook';
 import { changes, snapshot } from './harness/snapshot';
 import { Stack, startStack, stopStack } from './harness/stack';
 import { ControlPlane } from './harness/control-plane';
@@ -41,37 +41,39 @@ function expectComplete(r: RunResult, tree: string): void {
   expect(r.output).not.toMatch(/FAILED/);
 }
 
-/**
- * Made-up object-store keys, random per run, written over the env files runbookEnv made for every `need_file ...
- * env-file` of the runbook (forgejo-db's `~/.config/homelab/forgejo-db-backup-s3.env`): `VARIABLE` → key → value.
- */
-function madeUpCredentials(env: RunbookEnv): Map<string, Map<string, string>> {
-  const all = new Map<string, Map<string, string>>();
-  for (const [variable, file] of Object.entries(env.env).filter(([k]) => /_ENV_FILE$/.test(k))) {
-    const keys = fs.readFileSync(file!, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => l.slice(0, l.indexOf('=')));
-    const values = new Map(keys.map((k) => [k, `made-up-${k.toLowerCase()}-${randomBytes(12).toString('hex')}`]));
-    fs.writeFileSync(file!, [...values].map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o600 });
-    all.set(variable, values);
-  }
-  return all;
+/** A Secret the runbook installs from a local file, and what the file holds: `key` → value. */
+interface InstalledSecret {
+  readonly step: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly variable: string;
+  readonly data: ReadonlyMap<string, string>;
 }
 
 /**
- * The Secrets the runbook stops at until the operator creates them (`need_secret`): Forgejo's backup credentials. Created
- * with the keys the hint names, unless they exist.
+ * Writes made-up values, random per run, into every local file the runbook installs as a Secret
+ * (`install_secret_env_file STEP NAMESPACE NAME VARIABLE`: the object stores' keys; `install_secret_file STEP NAMESPACE
+ * NAME KEY VARIABLE` of a one-line file: the lost Forgejo's SECRET_KEY), where runbookEnv made them, and returns them.
  */
-async function createStoreSecrets(plane: ControlPlane, tree: string): Promise<void> {
+function madeUpSecrets(tree: string, env: RunbookEnv): InstalledSecret[] {
   const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
-  for (const { namespace, name } of operatorSecrets(tree)) {
-    const line = script.split('\n').find((l) => l.startsWith(`need_secret ${namespace} ${name} `))!;
-    const keys = /with keys ((?:'\\''[A-Z_]+'\\''(?:, )?)+)/.exec(line)?.[1].match(/[A-Z_]+/g);
-    if (!keys) throw new Error(`the hint of Secret ${namespace}/${name} names no keys: ${line}`);
-    if ((await plane.kubectl(['get', 'secret', name, '-n', namespace])).status === 0) continue;
-    await plane.kubectl(['create', 'namespace', namespace]);
-    const r = await plane.kubectl(['create', 'secret', 'generic', name, '-n', namespace,
-      ...keys.map((k) => `--from-literal=${k}=made-up-${randomBytes(8).toString('hex')}`)]);
-    if (r.status !== 0) throw new Error(`creating Secret ${namespace}/${name}: ${r.stderr}`);
-  }
+  const tokens = tokenFiles(tree, env.dir);
+  const made = () => `made-up-${randomBytes(12).toString('hex')}`;
+  const fromEnvFiles = [...script.matchAll(/^\s*install_secret_env_file (\S+) (\S+) (\S+) (\S+)$/gm)].map(([, step, namespace, name, variable]) => {
+    const file = env.env[variable]!;
+    const keys = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => l.slice(0, l.indexOf('=')));
+    const data = new Map(keys.map((k) => [k, made()]));
+    fs.writeFileSync(file, [...data].map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o600 });
+    return { step, namespace, name, variable, data };
+  });
+  const fromTokenFiles = [...script.matchAll(/^\s*install_secret_file (\S+) (\S+) (\S+) (\S+) (\S+)$/gm)]
+    .filter(([, , , , , variable]) => tokens.has(variable))
+    .map(([, step, namespace, name, key, variable]) => {
+      const data = new Map([[key, made()]]);
+      fs.writeFileSync(tokens.get(variable)!, data.get(key)!, { mode: 0o600 });
+      return { step, namespace, name, variable, data };
+    });
+  return [...fromEnvFiles, ...fromTokenFiles];
 }
 
 async function getJson(plane: ControlPlane, namespace: string, resource: string, ...extra: string[]): Promise<any> {
@@ -102,13 +104,13 @@ describeWithShared('the restore path of the runbook (examples/backup.config.ts) 
     [bare, lived] = await Promise.all([startStack(), startStack()]);
     livedRuns = (async () => {
       // GIVEN forgejo-db created by initdb, Ready, with its instances
-      await createStoreSecrets(lived.plane, referenceTree);
+      await createOperatorSecrets(lived.plane, operatorSecrets(referenceTree));
       const reference = await runRunbook(referenceTree, runbookEnv(lived.plane, referenceTree));
       const before = await getJson(lived.plane, 'cicd', CLUSTER);
       // WHEN the restore config's runbook runs on the same API server
       const env = runbookEnv(lived.plane, restoreTree);
-      madeUpCredentials(env);
-      await createStoreSecrets(lived.plane, restoreTree);
+      madeUpSecrets(restoreTree, env);
+      await createOperatorSecrets(lived.plane, operatorSecrets(restoreTree));
       return { reference, before, restore: await runRunbook(restoreTree, env) };
     })();
     // awaited by the cases on `lived`; a failure is theirs, not an unhandled rejection meanwhile
@@ -122,13 +124,13 @@ describeWithShared('the restore path of the runbook (examples/backup.config.ts) 
 
   describe('on a bare cluster', () => {
     let env: RunbookEnv;
-    let credentials: Map<string, Map<string, string>>;
+    let secrets: InstalledSecret[];
     let run: RunResult;
 
     beforeAll(async () => {
       env = runbookEnv(bare.plane, restoreTree);
-      credentials = madeUpCredentials(env);
-      await createStoreSecrets(bare.plane, restoreTree);
+      secrets = madeUpSecrets(restoreTree, env);
+      await createOperatorSecrets(bare.plane, operatorSecrets(restoreTree));
       run = await runRunbook(restoreTree, env);
     }, 600_000);
 
@@ -181,18 +183,24 @@ describeWithShared('the restore path of the runbook (examples/backup.config.ts) 
       expect(run.output).toMatch(/✓ Deployment cicd\/forgejo rolled out/);
     });
 
-    test('the object-store credentials were installed from the env file, by forgejo-db\'s step, and never printed', async () => {
-      expect([...credentials.keys()]).toEqual(['FORGEJO_DB_BACKUP_S3_ENV_FILE']);
-      const values = credentials.get('FORGEJO_DB_BACKUP_S3_ENV_FILE')!;
-      const secret = await getJson(bare.plane, 'cicd', 'secret/forgejo-db-backup-s3', '--show-managed-fields');
-      expect(Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v as string, 'base64').toString()])))
-        .toEqual(Object.fromEntries(values));
-      expect(secret.metadata.managedFields.map((m: any) => m.manager)).toContain('homelab-bootstrap-postgres-forgejo-db');
-      expect(run.output).toContain('applied Secret cicd/forgejo-db-backup-s3 from the env file $FORGEJO_DB_BACKUP_S3_ENV_FILE');
-      for (const value of values.values()) {
-        expect(run.output).not.toContain(value);
-        expect(run.output).not.toContain(Buffer.from(value).toString('base64'));
+    test('the object-store keys and Forgejo\'s SECRET_KEY were installed from the local files, by their steps, and never printed', async () => {
+      // forgejo-db's store (its step), Forgejo's dumps' store and the lost Forgejo's SECRET_KEY (Forgejo's step)
+      expect(secrets.map((x) => `${x.step}: ${x.namespace}/${x.name} from $${x.variable}`)).toEqual([
+        'postgres-forgejo-db: cicd/forgejo-db-backup-s3 from $FORGEJO_DB_BACKUP_S3_ENV_FILE',
+        'forgejo: cicd/homelab-backup-s3 from $HOMELAB_BACKUP_S3_ENV_FILE',
+        'forgejo: cicd/forgejo-secret-key from $FORGEJO_SECRET_KEY_FILE',
+      ]);
+      for (const x of secrets) {
+        const secret = await getJson(bare.plane, x.namespace, `secret/${x.name}`, '--show-managed-fields');
+        expect(Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v as string, 'base64').toString()])))
+          .toEqual(Object.fromEntries(x.data));
+        expect(secret.metadata.managedFields.map((m: any) => m.manager)).toEqual([`homelab-bootstrap-${x.step}`]);
+        for (const value of x.data.values()) {
+          expect(run.output).not.toContain(value);
+          expect(run.output).not.toContain(Buffer.from(value).toString('base64'));
+        }
       }
+      expect(run.output).toContain('applied Secret cicd/forgejo-db-backup-s3 from the env file $FORGEJO_DB_BACKUP_S3_ENV_FILE');
     });
 
     test('a second run changes nothing: no object is written again, the Cluster is not bootstrapped again', async () => {
@@ -202,7 +210,7 @@ describeWithShared('the restore path of the runbook (examples/backup.config.ts) 
       expect(changes(before, await snapshot(bare.plane))).toEqual([]);
       expect(r.output).toContain(`${NOTE_EXISTS}\n`);
       expect(bootstrapEvents(bare)).toEqual(['bootstrapped: {"method":"recovery","source":"forgejo-db","serverName":"forgejo-db"}']);
-      for (const value of credentials.get('FORGEJO_DB_BACKUP_S3_ENV_FILE')!.values()) expect(r.output).not.toContain(value);
+      for (const value of secrets.flatMap((x) => [...x.data.values()])) expect(r.output).not.toContain(value);
     });
   });
 

@@ -74,6 +74,20 @@ export async function createOperatorSecrets(plane: ControlPlane, secrets: readon
 }
 
 /**
+ * One-line secrets the runbook reads from a file (`need_file VARIABLE token 'HINT'`, e.g. the lost Forgejo's SECRET_KEY
+ * a restore installs), at their default path under the run's HOME `dir`: `VARIABLE` → file. runbookEnv writes a made-up
+ * value (no trailing newline, as the hints ask) into each that does not exist yet; a test may write its own first or after.
+ */
+export function tokenFiles(tree: string, dir: string): Map<string, string> {
+  const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
+  return new Map([...script.matchAll(/^\s*need_file (\S+) token /gm)].map(([, variable]) => {
+    const home = new RegExp(`^default_path ${variable} "\\$HOME"/(\\S+)$`, 'm').exec(script);
+    if (home === null) throw new Error(`the runbook reads $${variable} from no path under $HOME`);
+    return [variable, path.join(dir, home[1])] as const;
+  }));
+}
+
+/**
  * A bin folder with the built kubectl and the stand-in helm first on PATH, and an age identity and SSH deploy
  * key made for the run.
  */
@@ -111,6 +125,11 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     const keys = line.slice(line.lastIndexOf('\'') + 1).trim().split(' ');
     envFiles[variable] = path.join(dir, `${variable.toLowerCase()}.env`);
     fs.writeFileSync(envFiles[variable], keys.map((k) => `${k}=test-${k.toLowerCase()}\n`).join(''), { mode: 0o600 });
+  }
+  for (const [variable, file] of tokenFiles(tree, dir)) {
+    if (fs.existsSync(file)) continue;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `test-${variable.toLowerCase()}`, { mode: 0o600 });
   }
   return {
     dir,
