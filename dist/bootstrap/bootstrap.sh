@@ -480,6 +480,32 @@ skip_when() {
   inspect "$(quote kubectl "${args[@]}")"
 }
 
+# note_when_exists RESOURCE NAMESPACE DESCRIPTION WHEN-EXISTS [WHEN-ABSENT]: says, before the step changes anything, what
+# applying it does not do to RESOURCE (in NAMESPACE, or cluster-scoped when empty) when that already exists, e.g. a
+# Cluster's bootstrap runs only when it is created. One kube call; NotFound prints WHEN-ABSENT (if given); any other
+# error stops the runbook, since the operator would not know which of the two happens. Changes and skips nothing.
+note_when_exists() {
+  local status=0 err
+  local args=(get "$1" -o name)
+  if [ -n "$2" ]; then args=("${args[@]}" -n "$2"); fi
+  if dry_run; then plan note "when $3 exists: $4${5:+; otherwise: $5}"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  kube "${args[@]}" >/dev/null 2>"$STAGING/note-when-exists.err" || status=$?
+  err="$(cat "$STAGING/note-when-exists.err")"
+  if [ "$status" = 0 ]; then
+    printf '  → %s exists: %s\n' "$3" "$4"
+    return 0
+  fi
+  case "$err" in
+    *'(NotFound)'*)
+      if [ -n "${5:-}" ]; then printf '  → %s does not exist: %s\n' "$3" "$5"; fi
+      return 0
+      ;;
+  esac
+  failed "read $3, to tell whether it exists already" "$SECONDS" "${err:-kubectl exited with $status}"
+  inspect "$(quote kubectl "${args[@]}")"
+}
+
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
