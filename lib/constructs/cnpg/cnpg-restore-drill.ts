@@ -6,10 +6,11 @@ import { PrometheusRule, PrometheusRuleSpecGroupsRules, PrometheusRuleSpecGroups
 import { BARMAN_CLOUD_PLUGIN, cronJobScheduleProblem, scheduleMaxIntervalSeconds } from '../../shared/backup';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { IMAGES } from '../../shared/pins';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
+import { restrictedPodSecurityContext } from '../../shared/security';
 import { BarmanObjectStore } from './barman-object-store';
 import { prometheusDuration } from './cnpg-backup-alerts';
 import { CnpgCluster } from './cnpg-cluster';
+import { KUBECTL_UID, kubectlContainer } from './kubectl-container';
 
 /** Properties for `CnpgRestoreDrill`. */
 export interface CnpgRestoreDrillProps {
@@ -43,9 +44,6 @@ export interface CnpgRestoreDrillProps {
    */
   readonly runbook?: string;
 }
-
-/** Non-root uid/gid the drill's kubectl runs as (the distroless `nonroot` user). */
-const DRILL_UID = 65532;
 
 /** The longest name a CronJob may have: its Jobs are named `<cronjob>-<11 digits>`, at most 63 characters. */
 const MAX_CRONJOB_NAME = 52;
@@ -182,20 +180,8 @@ export class CnpgRestoreDrill extends Construct {
 
     const ns = `--namespace=${this.namespace}`;
     const drillCluster = `clusters.postgresql.cnpg.io/${this.name}`;
-    const container = (name: string, args: string[]): k8s.Container => ({
-      name,
-      image,
-      args,
-      // kubectl's own error becomes the termination message `kubectl describe` shows.
-      terminationMessagePolicy: 'FallbackToLogsOnError',
-      env: [{ name: 'HOME', value: '/tmp' }],
-      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, { name: 'manifest', mountPath: '/drill', readOnly: true }],
-      resources: {
-        requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') },
-        limits: { memory: k8s.Quantity.fromString('64Mi') },
-      },
-      securityContext: restrictedContainerSecurityContext(DRILL_UID),
-    });
+    const container = (name: string, args: string[]) =>
+      kubectlContainer(name, image, args, [{ name: 'manifest', mountPath: '/drill', readOnly: true }]);
     const remove = ['delete', ns, drillCluster, '--ignore-not-found', '--wait=true', `--timeout=${REMOVE_TIMEOUT.toSeconds()}s`];
     // Out of recovery (promoted) and the recovered database accepts connections: a restore that stopped early, or
     // a backup without the application database, fails here.
@@ -233,7 +219,7 @@ export class CnpgRestoreDrill extends Construct {
               spec: {
                 serviceAccountName: this.name,
                 restartPolicy: 'Never',
-                securityContext: restrictedPodSecurityContext(DRILL_UID),
+                securityContext: restrictedPodSecurityContext(KUBECTL_UID),
                 initContainers: steps,
                 containers: [container('remove', remove)],
                 volumes: [

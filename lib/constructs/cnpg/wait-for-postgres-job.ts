@@ -3,8 +3,9 @@ import { k8s } from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { IMAGES } from '../../shared/pins';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
+import { restrictedPodSecurityContext } from '../../shared/security';
 import { CnpgCluster } from './cnpg-cluster';
+import { KUBECTL_UID, kubectlContainer } from './kubectl-container';
 import { CnpgDatabase } from './cnpg-database';
 
 /** Properties for `WaitForPostgresJob`. */
@@ -27,9 +28,6 @@ export interface WaitForPostgresJobProps {
    */
   readonly image?: string;
 }
-
-/** Non-root uid/gid the wait Job runs as (the distroless `nonroot` user). */
-const WAIT_UID = 65532;
 
 /**
  * A Job that completes only when CNPG has really done the work: the `Cluster` reports the `Ready` condition
@@ -84,21 +82,8 @@ export class WaitForPostgresJob extends Construct {
       subjects: [{ kind: 'ServiceAccount', name: this.name, namespace: this.namespace }],
     });
 
-    const container = (name: string, args: string[]): k8s.Container => ({
-      name,
-      image,
-      args,
-      // kubectl's own error ("timed out waiting for the condition on databases/forgejo") becomes the
-      // termination message shown by `kubectl describe`.
-      terminationMessagePolicy: 'FallbackToLogsOnError',
-      env: [{ name: 'HOME', value: '/tmp' }],
-      volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-      resources: {
-        requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') },
-        limits: { memory: k8s.Quantity.fromString('64Mi') },
-      },
-      securityContext: restrictedContainerSecurityContext(WAIT_UID),
-    });
+    // kubectl's own error ("timed out waiting for the condition on databases/forgejo") becomes the termination message.
+    const container = (name: string, args: string[]) => kubectlContainer(name, image, args);
     const clusterWait = container('cluster-ready', [
       'wait', `--namespace=${this.namespace}`, '--for=condition=Ready', `--timeout=${seconds}s`,
       `clusters.postgresql.cnpg.io/${this.cluster.name}`,
@@ -119,7 +104,7 @@ export class WaitForPostgresJob extends Construct {
           spec: {
             serviceAccountName: this.name,
             restartPolicy: 'Never',
-            securityContext: restrictedPodSecurityContext(WAIT_UID),
+            securityContext: restrictedPodSecurityContext(KUBECTL_UID),
             ...(databaseWait ? { initContainers: [clusterWait], containers: [databaseWait] } : { containers: [clusterWait] }),
             volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('16Mi') } }],
           },
