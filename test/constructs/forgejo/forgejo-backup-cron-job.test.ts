@@ -2,33 +2,17 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Chart, Duration, Testing } from 'cdk8s';
-import { CnpgCluster } from '../../../lib/constructs/cnpg/cnpg-cluster';
-import { DumpStore } from '../../../lib/constructs/forgejo/dump-store';
+import { Duration, Testing } from 'cdk8s';
 import {
   DUMP_SCRIPT, ForgejoBackupCronJob, ForgejoBackupCronJobProps, UPLOAD_SCRIPT,
 } from '../../../lib/constructs/forgejo/forgejo-backup-cron-job';
-import { ForgejoServer } from '../../../lib/constructs/forgejo/forgejo-server';
 import { IMAGES } from '../../../lib/shared/pins';
 import { find } from '../../util';
 import { findTool, testWith } from '../../tools';
+import { makeForgejo, STORE } from './dump-fixture';
 
 const SHELLCHECK = findTool('shellcheck');
 
-const STORE: DumpStore = {
-  endpointUrl: 'https://s3.example.net',
-  bucket: 'homelab-backups',
-  folder: 'homelab/forgejo',
-  accessKeyId: { name: 'forgejo-backup-s3', key: 'ACCESS_KEY_ID' },
-  secretAccessKey: { name: 'forgejo-backup-s3', key: 'ACCESS_SECRET_KEY' },
-};
-
-function makeForgejo(): { chart: Chart; forgejo: ForgejoServer } {
-  const chart = Testing.chart();
-  const cluster = new CnpgCluster(chart, 'ForgejoDb', { name: 'forgejo-db', namespace: 'cicd', initdbDatabase: 'forgejo' });
-  const forgejo = new ForgejoServer(chart, 'Forgejo', { namespace: 'cicd', database: { cluster, pgName: 'forgejo', owner: 'forgejo' } });
-  return { chart, forgejo };
-}
 
 const envOf = (c: any) => Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
 

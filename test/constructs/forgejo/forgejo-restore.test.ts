@@ -3,31 +3,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { CnpgCluster } from '../../../lib/constructs/cnpg/cnpg-cluster';
-import { DumpStore } from '../../../lib/constructs/forgejo/dump-store';
 import { ForgejoRestore, ForgejoRestoreProps, RESTORE_SCRIPT } from '../../../lib/constructs/forgejo/forgejo-restore';
-import { ForgejoServer } from '../../../lib/constructs/forgejo/forgejo-server';
 import { IMAGES } from '../../../lib/shared/pins';
 import { find } from '../../util';
 import { findTool, testWith } from '../../tools';
+import { makeForgejo, STORE } from './dump-fixture';
 
 const SHELLCHECK = findTool('shellcheck');
 const BUSYBOX = findTool('busybox', ['busybox'], '--help');
 
-const STORE: DumpStore = {
-  endpointUrl: 'https://s3.example.net',
-  bucket: 'homelab-backups',
-  folder: 'homelab/forgejo',
-  accessKeyId: { name: 'forgejo-backup-s3', key: 'ACCESS_KEY_ID' },
-  secretAccessKey: { name: 'forgejo-backup-s3', key: 'ACCESS_SECRET_KEY' },
-};
-
-function makeForgejo(): { chart: Chart; forgejo: ForgejoServer } {
-  const chart = Testing.chart();
-  const cluster = new CnpgCluster(chart, 'ForgejoDb', { name: 'forgejo-db', namespace: 'cicd', initdbDatabase: 'forgejo' });
-  const forgejo = new ForgejoServer(chart, 'Forgejo', { namespace: 'cicd', database: { cluster, pgName: 'forgejo', owner: 'forgejo' } });
-  return { chart, forgejo };
-}
 
 const podOf = (chart: Chart) => find(Testing.synth(chart), 'Deployment', 'forgejo').spec.template.spec;
 
