@@ -23,7 +23,12 @@ export const PLUGIN_CLIENT_SECRET_ANNOTATION = 'cnpg.io/pluginClientSecret';
 export const PLUGIN_SERVER_SECRET_ANNOTATION = 'cnpg.io/pluginServerSecret';
 export const PLUGIN_PORT_ANNOTATION = 'cnpg.io/pluginPort';
 
-/** The plugin's release manifest at the pinned version (/work/shared/reference/versions.md). */
+/**
+ * The plugin's release manifest at the pinned version (/work/shared/reference/versions.md). Written out here, not
+ * imported from lib/shared/pins.ts, like the controllers' names above: the simulation models what upstream does, so a
+ * pin bump makes it stop recognising the manifest (the plugin is then never registered and the tests fail) until the
+ * objects below are checked against the new release.
+ */
 const PLUGIN_RELEASE = /^https:\/\/github\.com\/cloudnative-pg\/plugin-barman-cloud\/releases\/download\/v0\.14\.0\/manifest\.yaml$/;
 
 /**

@@ -7,7 +7,7 @@ import {
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import backupExample from '../../examples/backup.config';
 import { findTool, testWith } from '../tools';
-import { withoutPluginStep, withPluginStep } from './plugin-step';
+import { withoutPluginStep } from './plugin-step';
 
 const lua = findTool('lua5.1', ['lua5.1'], '-v');
 const luaTest = testWith(lua);
@@ -133,9 +133,7 @@ describe('the simulated CNPG operator with the Barman Cloud plugin', () => {
 
 describe('bring-up simulation of examples/backup.config.ts', () => {
   const synthesis = synthesizeHomelab(backupExample);
-  const synthesized: SimulationInput = { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) };
-  // Until the `plugin` branch lands, its Phase-0 step is added here (test/simulation/plugin-step.ts).
-  const input = withPluginStep(synthesized);
+  const input: SimulationInput = { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) };
   const scenarios = scenariosFor(input);
   const scenario = (name: string) => {
     const s = scenarios.find((x) => x.name === name);
@@ -211,8 +209,8 @@ describe('bring-up simulation of examples/backup.config.ts', () => {
   });
 
   luaTest('without a step that installs the plugin, forgejo-db names a plugin nothing installs and never becomes Ready', () => {
-    // As main synthesized the example before the plugin step existed.
-    const bare = withoutPluginStep(synthesized);
+    // As the example would run if no step installed the plugin.
+    const bare = withoutPluginStep(input);
     const s: Scenario = scenariosFor(bare).find((x) => x.name === 'plugin-not-registered')!;
     expect(s.faults).toEqual({});
     const outcome = simulateScenario(bare, s, { evaluator });
@@ -231,7 +229,7 @@ describe('bring-up simulation: the reference homelab, then the runbook of a conf
     expect(first.world.surroundings.archives).toEqual([]);
     // WHEN the runbook of the backup config (restoreFrom on forgejo-db) runs against the live cluster
     const backup = synthesizeHomelab(backupExample);
-    const backupInput = withPluginStep({ tree: backup.tree, steps: planSteps(backup.bootstrap.steps) });
+    const backupInput = { tree: backup.tree, steps: planSteps(backup.bootstrap.steps) };
     const second = simulateBringUp(backupInput, { evaluator, world: first.world });
     // THEN it converges without a restore (which would fail: the object store holds nothing)
     expect(second.state).toBe('Healthy');

@@ -9,7 +9,6 @@ import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { POSTGRES_RESTORE_TIMEOUT } from '../../lib/homelab/bootstrap-plan';
 import backupExample from '../../examples/backup.config';
 import ddbExample from '../../examples/ddb-cluster.config';
-import { withPluginStep } from './plugin-step';
 import { findTool, testWith } from '../tools';
 import * as YAML from 'yaml';
 
@@ -25,8 +24,7 @@ const VARIANTS: [string, HomelabConfig, (i: SimulationInput) => SimulationInput]
   ['reference after the cutover', cutover(REFERENCE_HOMELAB), same],
   ['ddb example', ddbExample, same],
   ['ddb example after the cutover', cutover(ddbExample), same],
-  // Until the `plugin` branch lands, the plugin's Phase-0 step is added here (test/simulation/plugin-step.ts).
-  ['backup example with the plugin step', backupExample, withPluginStep],
+  ['backup example (restores through the plugin Phase 0 installs)', backupExample, same],
 ];
 
 describe.each(VARIANTS)('bring-up simulation: %s', (_label, config, prepare) => {
