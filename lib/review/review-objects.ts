@@ -32,6 +32,8 @@ const NOT_APPLIED = new Set(['README.md']);
 
 /** The kind given to a file that holds no Kubernetes object (Helm values, the runbook). */
 export const FILE_KIND = 'File';
+/** Put before the kind of a kustomize `$patch: delete` document: it names an upstream object it removes. */
+export const DELETE_PATCH_PREFIX = '$patch: delete of ';
 /** The kind given to each Helm release the runbook installs (a `helm_release` line of `bootstrap.sh`). */
 export const HELM_RELEASE_KIND = 'HelmRelease';
 
@@ -63,8 +65,11 @@ export function reviewObjects(tree: ReviewTree): Map<string, ReviewObject> {
     }
     const docs = parseAllDocuments(content).map((d) => d.toJSON()).filter((d) => d !== null && d !== undefined);
     for (const doc of docs) {
-      const id = isObject(doc) && typeof doc.kind === 'string' && typeof doc.apiVersion === 'string'
+      const found = isObject(doc) && typeof doc.kind === 'string' && typeof doc.apiVersion === 'string'
         ? objectId(doc, place.relative) : fileId(place.relative);
+      // A kustomize delete patch (the plugin step's cert-manager objects) removes an object of the upstream manifest:
+      // adding one must not read as adding that object.
+      const id = isObject(doc) && doc.$patch === 'delete' ? { ...found, kind: `${DELETE_PATCH_PREFIX}${found.kind}` } : found;
       add({ id, file, step: place.step, body: doc }, place.scope);
     }
   }

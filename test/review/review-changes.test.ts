@@ -25,6 +25,23 @@ describe('reviewTrees', () => {
     expect(removed.findings).toContainEqual(expect.objectContaining({ class: 'destroys-data', message: expect.stringContaining('prune: true') }));
   });
 
+  test('turning backups on adds the plugin step: its delete patches read as removals from the upstream manifest', () => {
+    // GIVEN the reference homelab without any backup, then with its backups
+    const config = referenceCopy();
+    for (const c of Object.values<any>(config.postgresClusters)) delete c.backup;
+    delete config.forgejo.backup;
+    // WHEN
+    const review = reviewTrees(synthesizeHomelab(config).tree, base);
+    // THEN no Certificate or Issuer is added, only the patches that delete them
+    const plugin = review.changes.filter((c) => c.step === '05-barman-cloud-plugin' && c.file.includes('patch-'));
+    expect(plugin.map((c) => `${c.change} ${c.id.kind} ${c.id.name}`).sort()).toEqual([
+      'added $patch: delete of Certificate barman-cloud-client',
+      'added $patch: delete of Certificate barman-cloud-server',
+      'added $patch: delete of Issuer selfsigned-issuer',
+    ]);
+    expect(review.changes.some((c) => c.id.kind === 'Certificate' || c.id.kind === 'Issuer')).toBe(false);
+  });
+
   test('a change of Phase 0 lists the bootstrap steps to re-run', () => {
     const config = referenceCopy();
     config.postgresClusters['forgejo-db'].instances = 2;
