@@ -927,9 +927,11 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
   });
 
   describe('stops before the flip, naming why', () => {
-    // a one-second mirror check polled every 0.25s: the synthesized check waits a mirror interval and more
+    // a two-second mirror check polled every 0.25s (the synthesized check waits a mirror interval and more).
+    // Not one second: bash's $SECONDS counts whole seconds, so a one-second deadline can pass after one poll
+    // when the check starts just before a second ticks over (CI saw exactly that).
     const short = (planned: RenderedStep[]) => renderRunbook(planned, { minKubectlVersion: '1.29', pollIntervalSeconds: 0.25 })
-      .replace(/^verify_mirror \d+ /m, 'verify_mirror 1 ');
+      .replace(/^verify_mirror \d+ /m, 'verify_mirror 2 ');
     let box: RunbookSandbox;
     beforeAll(() => {
       box = homelabSandbox('forgejo', short);
