@@ -26,6 +26,7 @@ import {
   barmanBackupIdProblem, cnpgScheduleProblem, cronJobScheduleProblem, recoveryTargetTimeProblem, retentionPolicyProblem,
 } from '../shared/backup';
 import { forgejoDumpNameProblem } from '../shared/forgejo-backup';
+import { ipv4CidrProblem } from '../shared/network';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -441,6 +442,36 @@ export const LonghornSchema = z.strictObject({
   adoptedBy: adoptingApplication.default(null),
 }).readonly();
 
+/** An IPv4 CIDR in canonical form, such as `192.168.1.0/24`. */
+const ipv4Cidr = checkedString(ipv4CidrProblem);
+
+/**
+ * Network isolation (lib/constructs/network): a default-deny NetworkPolicy in every namespace that holds a Phase-0
+ * workload, and allows derived from the constructs' references. Pods reach the API server and hosts outside the
+ * cluster by address, so those addresses come from here.
+ */
+export const NetworkSchema = z.strictObject({
+  /**
+   * Default-deny (ingress and egress) in the namespaces of Argo CD, Forgejo and Redis, the CNPG operator and the Phase-0
+   * Postgres clusters, with only the derived flows allowed. `false` writes no NetworkPolicy. @default true
+   */
+  isolatePhase0: z.boolean().default(true),
+  /**
+   * Where pods reach the Kubernetes API server, as CIDRs: the endpoints of the `kubernetes` Service (the control-plane
+   * nodes' addresses), not its ClusterIP, because a policy sees the backend a Service translates to. The API server
+   * also calls CNPG's admission webhook from them. Read them with
+   * `kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes`.
+   * @default ['192.168.1.0/24'] (the reference homelab's LAN: narrow it to your control-plane nodes' /32s)
+   */
+  kubernetesApiCidrs: z.array(ipv4Cidr).min(1).readonly().default(['192.168.1.0/24']),
+  /** The API server's port on those addresses. @default 6443 */
+  kubernetesApiPort: integer(1).max(65535).default(6443),
+  /** The cluster's pod CIDR (Talos `cluster.network.podSubnets`). @default '10.244.0.0/16' */
+  podCidr: ipv4Cidr.default('10.244.0.0/16'),
+  /** The cluster's Service CIDR (Talos `cluster.network.serviceSubnets`). @default '10.96.0.0/12' */
+  serviceCidr: ipv4Cidr.default('10.96.0.0/12'),
+}).readonly();
+
 // ---------------------------------------------------------------------------------------------------------
 // The steady-state Argo CD tree.
 
@@ -686,6 +717,8 @@ export const HomelabConfigShape = z.strictObject({
   cilium: CiliumSchema.prefault({}),
   /** Longhorn, the storage, installed by the runbook with helm. @default {} */
   longhorn: LonghornSchema.prefault({}),
+  /** Network isolation of the Phase-0 namespaces (NetworkPolicies). @default {} */
+  network: NetworkSchema.prefault({}),
   /** Names that must never become Argo CD Applications. @default ['cnpg-operator', 'forgejo', 'forgejo-db', 'longhorn'] */
   phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
   /** Signatures of Phase-0 components besides the built-in ones (`PHASE0_SIGNATURES`), e.g. a chart mirror. @default [] */

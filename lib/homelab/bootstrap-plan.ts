@@ -24,6 +24,8 @@ import { goDurationSeconds } from '../shared/duration';
 import { CiliumInstall } from '../constructs/cilium/cilium-install';
 import { LonghornInstall } from '../constructs/longhorn/longhorn-install';
 import { HelmReleaseSpec } from '../constructs/bootstrap/waits';
+import { NetworkIsolation } from '../constructs/network/network-isolation';
+import { NetworkPeer, NetworkPort, urlPeer, urlPort } from '../shared/network';
 
 /** How long the runbook waits for a Phase-0 cluster that is recovered from a backup (`restoreFrom`). */
 export const POSTGRES_RESTORE_TIMEOUT = Duration.minutes(60);
@@ -69,6 +71,7 @@ export class BootstrapPlan extends Construct {
   public readonly longhorn: LonghornInstall;
   public readonly namespaces: BootstrapStep;
   public readonly cnpgOperator: BootstrapStep;
+  public readonly operator: CnpgOperator;
   /**
    * The Barman Cloud plugin, when any Postgres cluster of the config (Phase 0 or Argo CD) has `backup` or `restoreFrom`:
    * installed in Phase 0 with its own TLS Secrets, so it needs no cert-manager and runs before any Cluster names it.
@@ -98,10 +101,18 @@ export class BootstrapPlan extends Construct {
    * from GitHub until the Forgejo mirror is verified.
    */
   public readonly seedCredentialStep?: BootstrapStep;
+  /** After the cutover only: the GitHub seed's credential. */
+  public readonly seedCredential?: RepoCredential;
   /** After the cutover only: the AppProject and the root app reading the GitHub seed (see `seedCredentialStep`). */
   public readonly seedRootStep?: BootstrapStep;
   /** The step that applies the AppProject and the root app-of-apps; the Argo CD tree adds them. */
   public readonly argocdRoot: BootstrapStep;
+  /**
+   * The NetworkPolicies of the Phase-0 namespaces (`network.isolatePhase0`): a default-deny in each, written with the
+   * namespaces, and one allow per workload, written in the step of that workload, so it is isolated from its first
+   * start and its allows arrive with it.
+   */
+  public readonly network?: NetworkIsolation;
   private readonly namespaceNames = new Set<string>();
 
   constructor(scope: App, id: string, props: BootstrapPlanProps) {
@@ -119,6 +130,8 @@ export class BootstrapPlan extends Construct {
       k8sServiceHost: config.cilium.k8sServiceHost,
       k8sServicePort: config.cilium.k8sServicePort,
       kubeProxyReplacement: config.cilium.kubeProxyReplacement,
+      // The Phase-0 NetworkPolicies allow the API server by address (ipBlock), which Cilium matches only so.
+      selectNodesByCidr: config.network.isolatePhase0,
     });
     this.ciliumStep.addComponent(this.cilium);
 
@@ -151,7 +164,8 @@ export class BootstrapPlan extends Construct {
       stepName: 'cnpg-operator',
       summary: 'CloudNativePG operator (release manifest)',
     });
-    this.cnpgOperator.addComponent(new CnpgOperator(this.cnpgOperator, 'Operator'));
+    this.operator = new CnpgOperator(this.cnpgOperator, 'Operator');
+    this.cnpgOperator.addComponent(this.operator);
     this.cnpgOperator.dependsOn(this.namespaces, 'the operator runs in a namespace that carries Pod Security labels');
     this.cnpgOperator.dependsOn(this.ciliumStep, 'the operator\'s pod and its admission webhook need the pod network');
 
@@ -297,7 +311,8 @@ export class BootstrapPlan extends Construct {
         stepName: 'argocd-seed-credential',
         summary: 'Argo CD credential for the GitHub seed (deploy key read from a local file at apply time)',
       });
-      this.seedCredentialStep.addComponent(new RepoCredential(this.seedCredentialStep, 'Credential', { ...credentialProps('github'), url: seed.url }));
+      this.seedCredential = new RepoCredential(this.seedCredentialStep, 'Credential', { ...credentialProps('github'), url: seed.url });
+      this.seedCredentialStep.addComponent(this.seedCredential);
       this.seedCredentialStep.dependsOn(this.argocdInstall, 'the credential is a Secret in Argo CD\'s namespace, read by its repo-server');
       this.seedRootStep = new BootstrapStep(this, 'SeedRoot', {
         stepName: 'argocd-seed-root',
@@ -344,6 +359,8 @@ export class BootstrapPlan extends Construct {
       });
     }
 
+    if (config.network.isolatePhase0) this.network = this.isolatePhase0(config);
+
     this.argocdRoot = new BootstrapStep(this, 'ArgoCdRoot', {
       stepName: 'argocd-root',
       summary: source === 'github'
@@ -363,6 +380,68 @@ export class BootstrapPlan extends Construct {
     this.argocdRoot.dependsOn(this.repoCredentialStep, source === 'github'
       ? 'the root app reads a private repository'
       : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
+  }
+
+  /**
+   * Default-deny for every namespace that holds a Phase-0 workload, and the flows the Phase-0 constructs' props imply.
+   * Each workload's allow policy is written in its own step (`place`), the default-deny with the namespaces.
+   */
+  private isolatePhase0(config: ResolvedHomelabConfig): NetworkIsolation {
+    const operator = this.operator;
+    const pgSteps = [...this.postgres.values()];
+    const network = new NetworkIsolation(this.namespaces, 'NetworkIsolation', {
+      isolatedNamespaces: [operator.namespace, this.forgejo.namespace, this.argocd.namespace, ...pgSteps.map((p) => p.cluster.namespace)],
+      kubernetesApiCidrs: config.network.kubernetesApiCidrs,
+      kubernetesApiPort: config.network.kubernetesApiPort,
+      clusterCidrs: [config.network.podCidr, config.network.serviceCidr],
+    });
+    // Where each workload's allow policy is written: the step that applies the workload.
+    network.place(operator.peer, this.cnpgOperator);
+    if (this.barmanCloudPlugin && this.barmanCloudPluginStep) network.place(this.barmanCloudPlugin.peer, this.barmanCloudPluginStep);
+    for (const pg of pgSteps) {
+      network.place(pg.cluster.peer, pg.step);
+      network.place(pg.wait.peer, pg.step);
+    }
+    const backupPeers = this.forgejoBackup ? [this.forgejoBackup.peer] : [];
+    const forgejoPeers = [this.forgejo.peer, this.forgejo.redisPeer, this.forgejoAdmin.peer, ...backupPeers];
+    for (const peer of forgejoPeers) {
+      network.place(peer, this.forgejoStep);
+    }
+    for (const peer of this.argocd.componentPeers) network.place(peer, this.argocdInstall);
+
+    network.addWorkload(operator);
+    if (this.barmanCloudPlugin) {
+      network.addWorkload(this.barmanCloudPlugin);
+      network.addFlow(this.barmanCloudPlugin.calledBy(operator));
+    }
+    for (const pg of pgSteps) {
+      network.addWorkload(pg.cluster);
+      network.addFlow(operator.manages(pg.cluster));
+      network.addWorkload(pg.wait);
+    }
+    for (const workload of [this.forgejo, this.forgejoAdmin, this.forgejoBackup, this.forgejoRestore]) {
+      if (workload) network.addWorkload(workload);
+    }
+    network.addWorkload(this.argocd);
+    // Argo CD's repo-server reads the repository from every URL a credential is installed for: the GitHub seed, and
+    // Forgejo after the cutover.
+    for (const credential of [this.seedCredential, this.repoCredential]) {
+      if (!credential) continue;
+      network.addFlow({
+        from: this.argocd.repoServerPeer, to: this.gitHostPeer(credential.url), ports: [this.gitHostPort(credential.url)],
+        reason: `RepoCredential.url: Argo CD reads ${credential.url}`,
+      });
+    }
+    return network;
+  }
+
+  /** Forgejo's pods for its in-cluster URL, else the host outside the cluster. */
+  private gitHostPeer(url: string): NetworkPeer {
+    return url.startsWith(this.forgejo.inClusterHttpUrl) ? this.forgejo.peer : urlPeer(url, 'git host');
+  }
+
+  private gitHostPort(url: string): NetworkPort {
+    return url.startsWith(this.forgejo.inClusterHttpUrl) ? { port: this.forgejo.httpPort, name: 'http' } : urlPort(url);
   }
 
   /**

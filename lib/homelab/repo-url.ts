@@ -8,7 +8,7 @@ export function forgejoRepoOwner(config: ResolvedHomelabConfig): string {
 }
 
 /** The in-cluster HTTP clone URL of the homelab repository in Forgejo. */
-export function forgejoRepoUrl(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): string {
+export function forgejoRepoUrl(config: ResolvedHomelabConfig, forgejo: Pick<ForgejoEndpoint, 'inClusterHttpUrl'>): string {
   const base = forgejo.inClusterHttpUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+$/.test(base)) {
     throw new Error(`Forgejo endpoint '${forgejo.inClusterHttpUrl}' is not an http(s) base URL without a path. ` +
@@ -23,12 +23,12 @@ export function forgejoRepoUrl(config: ResolvedHomelabConfig, forgejo: ForgejoEn
  * in-cluster URL after it (`git.source`). The root app, every Application, the project's `sourceRepos` and
  * the bootstrap's repository credential all use this one function, so the cutover flips them together.
  */
-export function repoUrlFor(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): string {
+export function repoUrlFor(config: ResolvedHomelabConfig, forgejo: Pick<ForgejoEndpoint, 'inClusterHttpUrl'>): string {
   return config.git.source === 'forgejo' ? forgejoRepoUrl(config, forgejo) : parseGithubSeed(config.git.githubSeedUrl).url;
 }
 
 /** The homelab repository as the config declares it, with the URL in use and both remotes (GitHub seed, Forgejo). */
-export function homelabRepoFor(config: ResolvedHomelabConfig, forgejo: ForgejoEndpoint): HomelabRepo {
+export function homelabRepoFor(config: ResolvedHomelabConfig, forgejo: Pick<ForgejoEndpoint, 'inClusterHttpUrl'>): HomelabRepo {
   const at = (source: 'github' | 'forgejo') => repoUrlFor({ ...config, git: { ...config.git, source } }, forgejo);
   return new HomelabRepo({
     url: repoUrlFor(config, forgejo),

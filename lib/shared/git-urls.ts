@@ -1,4 +1,5 @@
 /** Git URLs of the homelab repository: the GitHub seed and Forgejo's in-cluster endpoint. Pure functions. */
+import { PodPeer } from './network';
 
 /**
  * The in-cluster HTTP endpoint of Forgejo. The bootstrap's Forgejo construct implements it from its Service
@@ -7,6 +8,10 @@
 export interface ForgejoEndpoint {
   /** Base URL reachable from inside the cluster, e.g. `http://forgejo-http.cicd.svc.cluster.local:3000`. */
   readonly inClusterHttpUrl: string;
+  /** Forgejo's pods, for the network policies of whoever calls it. */
+  readonly peer: PodPeer;
+  /** The port Forgejo's pods serve HTTP on (the Service's target port). */
+  readonly httpPort: number;
 }
 
 /** Owner and name of the homelab repository on GitHub, parsed from the seed URL. */

@@ -6,6 +6,7 @@ import { ArgoCdChart, buildArgoCdTree } from '../homelab/argocd-chart';
 import { homelabRepoFor, repoUrlFor } from '../homelab/repo-url';
 import { argoCdConfigRule } from '../homelab/validate-argocd-config';
 import { BootstrapPlan } from '../homelab/bootstrap-plan';
+import { addArgoCdTreeFlows } from '../homelab/network-flows';
 import { helmValuesFile, placeSteps, planSteps, stepFiles } from '../output/render-steps';
 import { AdoptableRelease, phase0AdoptionProblems } from '../homelab/phase0-adoption';
 import { renderRunbook } from '../output/render-runbook';
@@ -58,6 +59,8 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     phase0Postgres: { clusters: bootstrap.clusters, databases: bootstrap.databases },
     phase0Releases,
   });
+  // What the Argo CD tree runs in, or reaches into, the Phase-0 namespaces: their policies are written by Phase 0.
+  addArgoCdTreeFlows(bootstrap, argocd);
   if (config.git.repoRoot !== undefined) {
     const missing = missingApplicationPaths(argocd, config.git.repoRoot);
     if (missing.length > 0) throw new ConfigError(missing);

@@ -7,6 +7,7 @@ import { ARGOCD_INSTALL_URL, ARGOCD_VERSION, IMAGES } from '../../shared/pins';
 import { restrictedContainerSecurityContext } from '../../shared/security';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { StepWait } from '../bootstrap/waits';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, NetworkPort, podPeer, PodPeer } from '../../shared/network';
 import { APPLICATION_HEALTH_LUA, CNPG_CLUSTER_HEALTH_LUA, CNPG_DATABASE_HEALTH_LUA } from './health-checks';
 
 /** Properties for `ArgoCdInstall`. */
@@ -41,6 +42,22 @@ export interface ArgoCdInstallProps {
 
 export { SOPS_PLUGIN_NAME };
 
+/** The components of the upstream non-HA install, by their pods' `app.kubernetes.io/name`. */
+export type ArgoCdComponent =
+  | 'argocd-application-controller' | 'argocd-applicationset-controller' | 'argocd-dex-server' | 'argocd-notifications-controller'
+  | 'argocd-redis' | 'argocd-repo-server' | 'argocd-server';
+
+const ARGOCD_COMPONENTS: readonly ArgoCdComponent[] = [
+  'argocd-application-controller', 'argocd-applicationset-controller', 'argocd-dex-server', 'argocd-notifications-controller',
+  'argocd-redis', 'argocd-repo-server', 'argocd-server',
+];
+
+/** The components that call the Kubernetes API: every one but the repo-server. */
+const ARGOCD_API_CLIENTS: readonly ArgoCdComponent[] = [
+  'argocd-application-controller', 'argocd-applicationset-controller', 'argocd-dex-server', 'argocd-notifications-controller',
+  'argocd-redis', 'argocd-server',
+];
+
 /** Deployments of the upstream non-HA install, each waited for. */
 const ARGOCD_DEPLOYMENTS = [
   'argocd-applicationset-controller', 'argocd-dex-server', 'argocd-notifications-controller', 'argocd-redis',
@@ -60,7 +77,7 @@ const ARGOCD_DEPLOYMENTS = [
  *
  * Applied with server-side apply: the CRDs exceed the client-side annotation limit.
  */
-export class ArgoCdInstall extends Construct implements IBootstrapComponent {
+export class ArgoCdInstall extends Construct implements IBootstrapComponent, INetworkWorkload {
   public readonly version = ARGOCD_VERSION;
   public readonly namespace: string;
   public readonly sopsAgeSecretName: string;
@@ -148,6 +165,53 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent {
       patches: [argocdCm, cmdParamsCm, repoServer],
       waits,
     };
+  }
+
+  /**
+   * The pods of an Argo CD component, by the `app.kubernetes.io/name` label install.yaml (v3.5.1) gives each Deployment's
+   * and the StatefulSet's pods, which its own NetworkPolicies select on too.
+   */
+  public componentPeer(component: ArgoCdComponent): PodPeer {
+    return podPeer(this.namespace, component, { 'app.kubernetes.io/name': component });
+  }
+
+  /** Every component's pods. */
+  public get componentPeers(): PodPeer[] {
+    return ARGOCD_COMPONENTS.map((c) => this.componentPeer(c));
+  }
+
+  /** The repo-server, which clones the homelab repository and pulls Helm charts. */
+  public get repoServerPeer(): PodPeer {
+    return this.componentPeer('argocd-repo-server');
+  }
+
+  /**
+   * The connections between Argo CD's components and to the Kubernetes API, as install.yaml of v3.5.1 wires them
+   * (the `*_REPO_SERVER`, `REDIS_SERVER` and `ARGOCD_SERVER_DEX_SERVER` addresses, and the Roles). Argo CD's own
+   * NetworkPolicies allow the ingress side of most of them already; NetworkPolicies add up, so repeating it is harmless,
+   * and the egress side is what the namespace's default-deny needs. The repo-server reads no API object
+   * (`automountServiceAccountToken: false`); `argocd-redis` writes its password Secret in an init container
+   * (`secret-init`, Role `argocd-redis`).
+   */
+  public get networkFlows(): NetworkFlow[] {
+    const port = (p: number, name: string): NetworkPort => ({ port: p, name });
+    const repoServer = port(8081, 'repo-server');
+    const redis = port(6379, 'redis');
+    const flows: NetworkFlow[] = [];
+    const add = (from: ArgoCdComponent, to: ArgoCdComponent, ports: NetworkPort[], why: string) =>
+      flows.push({ from: this.componentPeer(from), to: this.componentPeer(to), ports, reason: `Argo CD ${this.version} install.yaml: ${why}` });
+    add('argocd-application-controller', 'argocd-repo-server', [repoServer], 'ARGOCD_APPLICATION_CONTROLLER_REPO_SERVER');
+    add('argocd-application-controller', 'argocd-redis', [redis], 'REDIS_SERVER of the controller');
+    add('argocd-server', 'argocd-repo-server', [repoServer], 'ARGOCD_SERVER_REPO_SERVER');
+    add('argocd-server', 'argocd-redis', [redis], 'REDIS_SERVER of the server');
+    add('argocd-server', 'argocd-dex-server', [port(5556, 'http'), port(5557, 'grpc')], 'ARGOCD_SERVER_DEX_SERVER');
+    add('argocd-repo-server', 'argocd-redis', [redis], 'REDIS_SERVER of the repo-server');
+    add('argocd-applicationset-controller', 'argocd-repo-server', [repoServer], 'ARGOCD_APPLICATIONSET_CONTROLLER_REPO_SERVER');
+    add('argocd-notifications-controller', 'argocd-repo-server', [repoServer], 'the notifications controller reads from the repo-server');
+    for (const component of ARGOCD_API_CLIENTS) {
+      flows.push({ from: this.componentPeer(component), to: KUBERNETES_API, ports: [], reason: `Argo CD ${this.version} install.yaml: ${component}'s Role or ClusterRole` });
+    }
+    return flows;
   }
 
   /** The CMP sidecar: runs `argocd-cmp-server` (shared from the repo-server) with SOPS next to it. */

@@ -34,6 +34,8 @@ export interface CiliumValues {
     };
   };
   readonly cgroup: { readonly autoMount: { readonly enabled: boolean }; readonly hostRoot: string };
+  /** Entities a CIDR / `ipBlock` selector may also select; `['nodes']` lets a NetworkPolicy name the API server by address. */
+  readonly policyCIDRMatchMode?: readonly 'nodes'[];
 }
 
 /** Properties for `CiliumInstall`. */
@@ -51,6 +53,15 @@ export interface CiliumInstallProps {
    * @default true
    */
   readonly kubeProxyReplacement?: boolean;
+  /**
+   * Let NetworkPolicy `ipBlock`s select node addresses (chart `policyCIDRMatchMode: [nodes]`, since Cilium 1.15). By
+   * default Cilium's CIDR selectors "do not match in-cluster entities (pods or nodes)", so a standard NetworkPolicy
+   * could not allow a pod to reach the API server, which runs on the control-plane nodes' addresses; with it, "it
+   * permits selecting the apiserver via an ipBlock peer in a KubernetesNetworkPolicy".
+   * @default false
+   * @see https://docs.cilium.io/en/stable/security/policy/language/#selecting-nodes-with-cidr-ipblock
+   */
+  readonly selectNodesByCidr?: boolean;
   /**
    * How long helm may take for the release (`--timeout`).
    * @default Duration.minutes(10)
@@ -93,6 +104,7 @@ export class CiliumInstall extends Construct implements IBootstrapComponent {
       },
       // Talos mounts cgroup v2 itself; the agent must not mount its own.
       cgroup: { autoMount: { enabled: false }, hostRoot: '/sys/fs/cgroup' },
+      ...(props.selectNodesByCidr ? { policyCIDRMatchMode: ['nodes'] as const } : {}),
     };
     this.release = {
       ...PHASE0_CHARTS.cilium,

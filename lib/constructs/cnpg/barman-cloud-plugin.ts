@@ -3,7 +3,8 @@ import { Construct } from 'constructs';
 import { BARMAN_CLOUD_PLUGIN_MANIFEST_URL, BARMAN_CLOUD_PLUGIN_VERSION } from '../../shared/pins';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { SelfSignedTlsSecretPrecondition } from '../bootstrap/waits';
-import { CNPG_NAMESPACE } from './cnpg-operator';
+import { CNPG_NAMESPACE, CnpgOperator } from './cnpg-operator';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, podPeer, PodPeer } from '../../shared/network';
 
 /**
  * Validity of the plugin's TLS certificates when the runbook makes them, in days. Nothing renews them but a re-run of
@@ -44,7 +45,7 @@ export interface BarmanCloudPluginProps {
  *
  * @see https://github.com/cloudnative-pg/plugin-barman-cloud/blob/v0.14.0/web/docs/installation.mdx
  */
-export class BarmanCloudPlugin extends Construct implements IBootstrapComponent {
+export class BarmanCloudPlugin extends Construct implements IBootstrapComponent, INetworkWorkload {
   /** The pinned release. */
   public readonly version = BARMAN_CLOUD_PLUGIN_VERSION;
   /** Namespace of the plugin: the CNPG operator's, where CNPG looks for plugin Services (`installation.mdx`). */
@@ -112,5 +113,23 @@ export class BarmanCloudPlugin extends Construct implements IBootstrapComponent 
         timeoutSeconds: this.timeoutSeconds,
       }],
     };
+  }
+
+  /** The plugin's pods, as its manifest labels them (`app: barman-cloud`, kubernetes/deployment.yaml at v0.14.0). */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.deploymentName, { app: 'barman-cloud' });
+  }
+
+  /** The plugin's gRPC port (`--server-address=:9090`, the Service's 9090). */
+  public readonly grpcPort = 9090;
+
+  /** The plugin reads ObjectStores and writes their status through the Kubernetes API. */
+  public get networkFlows(): NetworkFlow[] {
+    return [{ from: this.peer, to: KUBERNETES_API, ports: [], reason: 'the Barman Cloud plugin reconciles ObjectStores through the API' }];
+  }
+
+  /** The CNPG operator calling the plugin over mTLS on its Service: how CNPG uses a registered plugin. */
+  public calledBy(operator: CnpgOperator): NetworkFlow {
+    return { from: operator.peer, to: this.peer, ports: [{ port: this.grpcPort, name: 'grpc' }], reason: 'CNPG calls the Barman Cloud plugin it registered' };
   }
 }

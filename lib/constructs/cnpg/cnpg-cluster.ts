@@ -4,6 +4,21 @@ import { BARMAN_CLOUD_PLUGIN, barmanBackupIdProblem, recoveryTargetTimeProblem }
 import { CNPG_RESOURCE_DEFAULTS } from '../../shared/cnpg-defaults';
 import { IMAGES } from '../../shared/pins';
 import { BarmanObjectStore } from './barman-object-store';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, NetworkPort, podPeer, PodPeer, urlPeer, urlPort } from '../../shared/network';
+
+/**
+ * The label CNPG puts on every pod of a cluster, with the cluster's name (cloudnative-pg v1.30.0
+ * pkg/utils/labels_annotations.go `ClusterLabelName`).
+ */
+export const CNPG_CLUSTER_LABEL = 'cnpg.io/cluster';
+/** The label CNPG puts on instance pods (not Jobs): `cnpg.io/podRole: instance` (same file, `PodRoleLabelName`). */
+export const CNPG_INSTANCE_POD_SELECTOR: Readonly<Record<string, string>> = { 'cnpg.io/podRole': 'instance' };
+/** The ports of a CNPG instance pod (pkg/specs/pods.go: `postgresql`, `status`, `metrics`). */
+export const CNPG_INSTANCE_PORTS = {
+  postgres: { port: 5432, name: 'postgresql' },
+  status: { port: 8000, name: 'status' },
+  metrics: { port: 9187, name: 'metrics' },
+} as const satisfies Record<string, NetworkPort>;
 
 /** Where a cluster archives its WAL and base backups through the Barman Cloud plugin (`spec.plugins`). */
 export interface CnpgWalArchive {
@@ -126,7 +141,7 @@ const CONTROL_PLANE_TAINTS = ['node-role.kubernetes.io/control-plane', 'node-rol
  *
  * @see https://cloudnative-pg.io/documentation/1.30/bootstrap/
  */
-export class CnpgCluster extends Construct {
+export class CnpgCluster extends Construct implements INetworkWorkload {
   public readonly name: string;
   public readonly namespace: string;
   public readonly instances: number;
@@ -265,6 +280,38 @@ export class CnpgCluster extends Construct {
   /** The read-write Service CNPG defines for the primary. */
   public get readWriteServiceName(): string {
     return `${this.name}-rw`;
+  }
+
+  /** The cluster's pods, for network policies: every pod CNPG labels with the cluster's name. */
+  public get peer(): PodPeer {
+    // The cluster label alone: it also selects the cluster's bootstrap Jobs (initdb, join, full recovery in v1.30.0),
+    // which need the same connections (a join Job copies the primary on 5432; a recovery Job reads the object store).
+    return podPeer(this.namespace, this.name, { [CNPG_CLUSTER_LABEL]: this.name });
+  }
+
+  /** PostgreSQL's port on every instance (the `-rw`, `-ro` and `-r` Services target it). */
+  public get postgresPort(): NetworkPort {
+    return CNPG_INSTANCE_PORTS.postgres;
+  }
+
+  /**
+   * The connections the cluster's pods open: to each other (streaming replication and the instance status port), to the
+   * Kubernetes API (the instance manager reconciles its pod from the Cluster), and to the object stores of
+   * `walArchive` and `restoreFrom` (the Barman Cloud plugin's sidecar in each instance pod reads and writes there).
+   */
+  public get networkFlows(): NetworkFlow[] {
+    const flows: NetworkFlow[] = [
+      // CNPG v1.30.0 docs/src/cncf-projects/cilium.md, "Allowing access between cluster Pods": 8000 and 5432.
+      {
+        from: this.peer, to: this.peer, ports: [this.postgresPort, CNPG_INSTANCE_PORTS.status],
+        reason: `CnpgCluster.instances: ${this.instances}, replication and status between them`,
+      },
+      { from: this.peer, to: KUBERNETES_API, ports: [], reason: 'the CNPG instance manager watches its Cluster and pod' },
+    ];
+    for (const [prop, store] of [['walArchive', this.walArchive?.objectStore], ['restoreFrom', this.restoreFrom?.objectStore]] as const) {
+      if (store) flows.push({ from: this.peer, to: urlPeer(store.endpointUrl, `object store of ${prop}`), ports: [urlPort(store.endpointUrl)], reason: `CnpgCluster.${prop}: ObjectStore ${store.name}` });
+    }
+    return flows;
   }
 
   /** In-cluster host of the primary. */

@@ -1,6 +1,8 @@
 import { Construct } from 'constructs';
 import { CNPG_MANIFEST_URL, CNPG_VERSION } from '../../shared/pins';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, podPeer, PodPeer } from '../../shared/network';
+import { CNPG_INSTANCE_PORTS, CNPG_INSTANCE_POD_SELECTOR, CnpgCluster } from './cnpg-cluster';
 
 /** Namespace the CNPG release manifest installs the operator into. */
 export const CNPG_NAMESPACE = 'cnpg-system';
@@ -19,7 +21,7 @@ export interface CnpgOperatorProps {
  * kustomization. Nothing may use CNPG before its CRDs are established and its webhooks answer, so the step
  * waits for both: an available Deployment does not prove the webhook is reachable through its Service.
  */
-export class CnpgOperator extends Construct implements IBootstrapComponent {
+export class CnpgOperator extends Construct implements IBootstrapComponent, INetworkWorkload {
   /** The pinned release. */
   public readonly version = CNPG_VERSION;
   /** Namespace of the operator. */
@@ -56,6 +58,41 @@ export class CnpgOperator extends Construct implements IBootstrapComponent {
         },
         timeoutSeconds: this.timeoutSeconds,
       }],
+    };
+  }
+
+  /** The operator's pods, as the release manifest labels them (`cnpg-controller-manager`, cnpg-1.30.0.yaml). */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, 'cnpg-controller-manager', { 'app.kubernetes.io/name': 'cloudnative-pg' });
+  }
+
+  /** The port of the admission webhooks: `cnpg-webhook-service` 443 targets the container's `webhook-server` 9443. */
+  public readonly webhookPort = 9443;
+
+  /**
+   * The operator's connections: to the Kubernetes API, from the API server to its admission webhooks, and to the
+   * status port of every instance of every cluster, in any namespace (CNPG v1.30.0 docs/src/cncf-projects/cilium.md:
+   * "the operator needs to be able to perform checks and actions on the Pods, and one of those actions requires access
+   * to the port 8000"). A cluster in an isolated namespace also needs the ingress side: `manages()`.
+   */
+  public get networkFlows(): NetworkFlow[] {
+    return [
+      { from: this.peer, to: KUBERNETES_API, ports: [], reason: 'the CNPG operator reconciles its resources through the API' },
+      { from: KUBERNETES_API, to: this.peer, ports: [{ port: this.webhookPort, name: 'webhook' }], reason: 'the API server calls CNPG\'s admission webhooks' },
+      {
+        from: this.peer,
+        to: { kind: 'selected-pods', name: 'CNPG instances in every namespace', podSelector: { ...CNPG_INSTANCE_POD_SELECTOR } },
+        ports: [CNPG_INSTANCE_PORTS.status],
+        reason: 'the CNPG operator reads every instance\'s status',
+      },
+    ];
+  }
+
+  /** The ingress side of the operator reaching `cluster`'s pods (their status port), for a cluster in an isolated namespace. */
+  public manages(cluster: CnpgCluster): NetworkFlow {
+    return {
+      from: this.peer, to: cluster.peer, ports: [CNPG_INSTANCE_PORTS.status],
+      reason: `CnpgOperator manages Cluster ${cluster.namespace}/${cluster.name}`,
     };
   }
 }

@@ -7,6 +7,7 @@ import { restrictedPodSecurityContext } from '../../shared/security';
 import { CnpgCluster } from './cnpg-cluster';
 import { KUBECTL_UID, kubectlContainer } from './kubectl-container';
 import { CnpgDatabase } from './cnpg-database';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, podPeer, PodPeer } from '../../shared/network';
 
 /** Properties for `WaitForPostgresJob`. */
 export interface WaitForPostgresJobProps {
@@ -39,7 +40,7 @@ export interface WaitForPostgresJobProps {
  * `status.message`. Its ServiceAccount can only get, list and watch the cluster and databases in its
  * namespace.
  */
-export class WaitForPostgresJob extends Construct {
+export class WaitForPostgresJob extends Construct implements INetworkWorkload {
   /** Name of the Job (and of its ServiceAccount, Role and RoleBinding). */
   public readonly name: string;
   public readonly namespace: string;
@@ -158,5 +159,15 @@ export class WaitForPostgresJob extends Construct {
         ? [{ resource: cluster, messagePath: '{.status.conditions[?(@.type=="ContinuousArchiving")].message}' }] : []),
       ...this.databases.map((d) => ({ resource: `databases.postgresql.cnpg.io/${d.name}`, messagePath: '{.status.message}' })),
     ];
+  }
+
+  /** The Job's pod, for network policies. */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.name, selectorLabels('wait-for-postgres', this.name));
+  }
+
+  /** The Job only reads the Cluster and Databases through the Kubernetes API. */
+  public get networkFlows(): NetworkFlow[] {
+    return [{ from: this.peer, to: KUBERNETES_API, ports: [], reason: `WaitForPostgresJob.cluster: reads Cluster ${this.cluster.namespace}/${this.cluster.name}` }];
   }
 }

@@ -6,6 +6,7 @@ import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { CURL_IMAGE, SecretKeyReference } from './forgejo-mirror-job';
 import { ForgejoServer } from './forgejo-server';
+import { INetworkWorkload, KUBERNETES_API, NetworkFlow, podPeer, PodPeer } from '../../shared/network';
 
 /** uid of `git` in the rootless Forgejo image, and of `curl_user` / `curl_group` in `CURL_IMAGE`. */
 const FORGEJO_UID = 1000;
@@ -108,11 +109,13 @@ export interface ForgejoAdminJobProps {
  * @see https://codeberg.org/forgejo/forgejo/src/branch/forgejo/docker/rootless/usr/local/bin/docker-setup.sh
  * @see https://forgejo.org/docs/latest/user/api-usage/
  */
-export class ForgejoAdminJob extends Construct implements IBootstrapComponent {
+export class ForgejoAdminJob extends Construct implements IBootstrapComponent, INetworkWorkload {
   public readonly name: string;
   public readonly namespace: string;
   public readonly username: string;
   public readonly email: string;
+  /** The Forgejo it provisions. */
+  public readonly forgejo: ForgejoServer;
   public readonly passwordSecret: string;
   public readonly tokenSecret: SecretKeyReference;
   public readonly tokenScopes: readonly string[];
@@ -124,6 +127,7 @@ export class ForgejoAdminJob extends Construct implements IBootstrapComponent {
 
   constructor(scope: Construct, id: string, props: ForgejoAdminJobProps) {
     super(scope, id);
+    this.forgejo = props.forgejo;
     const forgejo = props.forgejo;
     this.name = props.name ?? 'forgejo-provision';
     this.namespace = forgejo.namespace;
@@ -271,6 +275,19 @@ export class ForgejoAdminJob extends Construct implements IBootstrapComponent {
         watched: [],
       }],
     };
+  }
+
+  /** The Job's pod, for network policies. */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.name, selectorLabels('forgejo-provision', this.name));
+  }
+
+  /** The Job calls Forgejo's API (`forgejo`) and stores the token it mints in a Secret through the Kubernetes API. */
+  public get networkFlows(): NetworkFlow[] {
+    return [
+      { from: this.peer, to: this.forgejo.peer, ports: [{ port: this.forgejo.httpPort, name: 'http' }], reason: 'ForgejoAdminJob.forgejo: provisions through Forgejo\'s API' },
+      { from: this.peer, to: KUBERNETES_API, ports: [], reason: `ForgejoAdminJob.tokenSecret: stores the token in Secret ${this.tokenSecret.name}` },
+    ];
   }
 }
 

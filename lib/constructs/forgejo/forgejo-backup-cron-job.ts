@@ -9,6 +9,7 @@ import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStorePreconditions, dumpStoreProblem, dumpStoreRemote } from './dump-store';
 import { ForgejoServer } from './forgejo-server';
+import { INetworkWorkload, NetworkFlow, podPeer, PodPeer, urlPeer, urlPort } from '../../shared/network';
 
 /** Properties for `ForgejoBackupCronJob`. */
 export interface ForgejoBackupCronJobProps {
@@ -81,7 +82,9 @@ const DUMP_DIR = '/dump';
  *
  * @see https://forgejo.org/docs/latest/admin/upgrade/#backup
  */
-export class ForgejoBackupCronJob extends Construct implements IBootstrapComponent {
+export class ForgejoBackupCronJob extends Construct implements IBootstrapComponent, INetworkWorkload {
+  /** The Forgejo it dumps. */
+  public readonly forgejo: ForgejoServer;
   public readonly name: string;
   public readonly namespace: string;
   public readonly store: DumpStore;
@@ -97,6 +100,7 @@ export class ForgejoBackupCronJob extends Construct implements IBootstrapCompone
   constructor(scope: Construct, id: string, props: ForgejoBackupCronJobProps) {
     super(scope, id);
     const forgejo = props.forgejo;
+    this.forgejo = forgejo;
     this.name = props.name ?? 'forgejo-backup';
     this.namespace = forgejo.namespace;
     this.store = props.store;
@@ -204,6 +208,22 @@ export class ForgejoBackupCronJob extends Construct implements IBootstrapCompone
     this.node.addDependency(forgejo);
 
     this.bootstrapRequirements = { preconditions: dumpStorePreconditions(this.store, this.namespace, 'Forgejo\'s backups') };
+  }
+
+  /** The backup's pods, for network policies. */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.name, selectorLabels('forgejo-backup', this.name));
+  }
+
+  /**
+   * `forgejo dump` reads Forgejo's database (the `app.ini` on the volume names it), then rclone uploads to `store`.
+   */
+  public get networkFlows(): NetworkFlow[] {
+    const cluster = this.forgejo.database.cluster;
+    return [
+      { from: this.peer, to: cluster.peer, ports: [cluster.postgresPort], reason: `ForgejoBackupCronJob.forgejo: forgejo dump reads database ${this.forgejo.database.pgName}` },
+      { from: this.peer, to: urlPeer(this.store.endpointUrl, 'object store of Forgejo\'s dumps'), ports: [urlPort(this.store.endpointUrl)], reason: 'ForgejoBackupCronJob.store: rclone uploads the dump' },
+    ];
   }
 }
 

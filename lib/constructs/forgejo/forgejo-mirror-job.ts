@@ -5,6 +5,7 @@ import { COMMON_LABELS, selectorLabels } from '../../shared/labels';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../../shared/security';
 import { ForgejoEndpoint, GithubSeed, githubHttpsUrl } from '../../shared/git-urls';
 import { isGoDuration } from '../../shared/duration';
+import { INetworkWorkload, NetworkFlow, outsideCluster, podPeer, PodPeer, urlHost, urlPort } from '../../shared/network';
 
 /**
  * Image with `sh` and `curl`, pinned by tag. The official curl image (curl/curl-container) is Alpine-based,
@@ -89,7 +90,9 @@ export interface ForgejoMirrorJobProps {
  *
  * @see https://forgejo.org/docs/latest/user/repo-mirror/
  */
-export class ForgejoMirrorJob extends Construct {
+export class ForgejoMirrorJob extends Construct implements INetworkWorkload {
+  /** The Forgejo whose API it calls. */
+  public readonly forgejo: ForgejoEndpoint;
   public readonly name: string;
   public readonly namespace: string;
   public readonly repoOwner: string;
@@ -110,6 +113,7 @@ export class ForgejoMirrorJob extends Construct {
   constructor(scope: Construct, id: string, props: ForgejoMirrorJobProps) {
     super(scope, id);
     this.name = props.name ?? 'forgejo-mirror';
+    this.forgejo = props.forgejo;
     this.namespace = props.namespace;
     this.repoOwner = props.repoOwner;
     this.repoName = props.repoName ?? props.seed.repo;
@@ -189,6 +193,25 @@ export class ForgejoMirrorJob extends Construct {
         jobTemplate: { metadata: { labels }, spec },
       },
     });
+  }
+
+  /** The Job's and the rotation CronJob's pods (the same labels), for network policies. */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.name, selectorLabels('forgejo-mirror', this.name));
+  }
+
+  /**
+   * The Job calls Forgejo's API (`forgejo`); the mirror it creates makes Forgejo pull `cloneAddr` (the seed's HTTPS
+   * form) every `mirrorInterval`, so Forgejo's pods open connections to GitHub.
+   */
+  public get networkFlows(): NetworkFlow[] {
+    return [
+      { from: this.peer, to: this.forgejo.peer, ports: [{ port: this.forgejo.httpPort, name: 'http' }], reason: 'ForgejoMirrorJob.forgejo: creates the pull-mirror through Forgejo\'s API' },
+      {
+        from: this.forgejo.peer, to: outsideCluster(`${urlHost(this.cloneAddr)} (the GitHub seed)`), ports: [urlPort(this.cloneAddr)],
+        reason: `ForgejoMirrorJob.seed: Forgejo pulls ${this.cloneAddr} every ${this.mirrorInterval}`,
+      },
+    ];
   }
 }
 

@@ -7,6 +7,7 @@ import { IMAGES } from '../../shared/pins';
 import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
 import { DUMP_STORE_CA_PATH, DumpStore, dumpStoreEnv, dumpStorePreconditions, dumpStoreProblem, dumpStoreRemote } from './dump-store';
 import { ForgejoServer } from './forgejo-server';
+import { INetworkWorkload, NetworkFlow, urlPeer, urlPort } from '../../shared/network';
 
 /** Properties for `ForgejoRestore`. */
 export interface ForgejoRestoreProps {
@@ -47,7 +48,9 @@ const CONTAINER_NAME = 'restore-data';
  * `modules/setting/storage.go` `getStorageForLocal`), not the generic restore steps of Forgejo's docs, which move
  * `data/*` whole and would put LFS and attachments where the rootless image does not read them.
  */
-export class ForgejoRestore extends Construct implements IBootstrapComponent {
+export class ForgejoRestore extends Construct implements IBootstrapComponent, INetworkWorkload {
+  /** The Forgejo whose volume it fills. */
+  public readonly forgejo: ForgejoServer;
   public readonly store: DumpStore;
   public readonly dump: string;
   /** The rclone remote path of the dump folder. */
@@ -60,6 +63,7 @@ export class ForgejoRestore extends Construct implements IBootstrapComponent {
   constructor(scope: Construct, id: string, props: ForgejoRestoreProps) {
     super(scope, id);
     const forgejo = props.forgejo;
+    this.forgejo = forgejo;
     this.store = props.store;
     this.dump = props.dump ?? 'latest';
     this.remote = dumpStoreRemote(this.store);
@@ -106,6 +110,14 @@ export class ForgejoRestore extends Construct implements IBootstrapComponent {
     });
 
     this.bootstrapRequirements = { preconditions: dumpStorePreconditions(this.store, forgejo.namespace, 'Forgejo\'s restore') };
+  }
+
+  /** The init container runs in Forgejo's pod, so Forgejo's pods download the dump from `store`. */
+  public get networkFlows(): NetworkFlow[] {
+    return [{
+      from: this.forgejo.peer, to: urlPeer(this.store.endpointUrl, 'object store of Forgejo\'s dumps'), ports: [urlPort(this.store.endpointUrl)],
+      reason: 'ForgejoRestore.store: the restore-data init container downloads the dump',
+    }];
   }
 }
 

@@ -12,6 +12,7 @@ import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstr
 import { Precondition } from '../bootstrap/waits';
 import { Redis } from './redis';
 import { hasSubUnitSuffix, isPositiveQuantity, parseQuantity } from '../../shared/quantity';
+import { INetworkWorkload, NetworkFlow, outsideCluster, podPeer, PodPeer } from '../../shared/network';
 
 /**
  * The PostgreSQL database Forgejo uses. A `CnpgDatabase` fits as is; for the database `initdb` created, pass
@@ -156,7 +157,7 @@ const HEALTH_PATH = '/api/healthz';
  *
  * @see https://forgejo.org/docs/latest/admin/config-cheat-sheet/
  */
-export class ForgejoServer extends Construct implements IBootstrapComponent {
+export class ForgejoServer extends Construct implements IBootstrapComponent, INetworkWorkload {
   /** Name of the Deployment, and prefix of every other object's name. */
   public readonly name = 'forgejo';
   public readonly namespace: string;
@@ -363,6 +364,39 @@ export class ForgejoServer extends Construct implements IBootstrapComponent {
         { kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() },
       ],
     };
+  }
+
+  /** Forgejo's pods, for network policies: exactly what its Services select. */
+  public get peer(): PodPeer {
+    return podPeer(this.namespace, this.name, this.selector);
+  }
+
+  /** Redis' pods, for network policies. */
+  public get redisPeer(): PodPeer {
+    return podPeer(this.redis.namespace, this.redis.name, this.redis.selector);
+  }
+
+  /**
+   * The connections Forgejo's props imply: to its database cluster (`database`) and its Redis (`redis`), and from
+   * outside the cluster when `expose` publishes it. Redis opens none.
+   */
+  public get networkFlows(): NetworkFlow[] {
+    const cluster = this.database.cluster;
+    const flows: NetworkFlow[] = [
+      { from: this.peer, to: cluster.peer, ports: [cluster.postgresPort], reason: `ForgejoServer.database: PostgreSQL of cluster ${cluster.namespace}/${cluster.name}` },
+      { from: this.peer, to: this.redisPeer, ports: [{ port: this.redis.port, name: 'redis' }], reason: 'ForgejoServer.redis: cache, sessions and queues' },
+    ];
+    const ports = [{ port: HTTP_PORT, name: 'http' }, { port: SSH_PORT, name: 'ssh' }];
+    if (this.expose.type === 'LoadBalancer') {
+      flows.push({ from: outsideCluster('clients of Service forgejo-lan'), to: this.peer, ports, reason: 'ForgejoServer.expose: LoadBalancer' });
+    } else if (this.expose.type === 'Ingress') {
+      // The ingress controller's namespace is not known here: every namespace, HTTP only (SSH stays in-cluster).
+      flows.push({
+        from: { kind: 'selected-pods', name: 'any pod (the ingress controller)' }, to: this.peer, ports: [ports[0]],
+        reason: `ForgejoServer.expose: Ingress ${this.expose.host}`,
+      });
+    }
+    return flows;
   }
 
   /** In-cluster URL of the HTTP Service, without a trailing slash. */

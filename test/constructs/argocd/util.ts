@@ -9,7 +9,11 @@ import { parseHomelabConfig } from '../../../lib/config/parse';
 import { REFERENCE_HOMELAB } from '../../../lib/config/defaults';
 
 /** Forgejo's endpoint as the bootstrap's Forgejo construct would expose it. */
-export const FORGEJO: ForgejoEndpoint = { inClusterHttpUrl: 'http://forgejo-http.cicd.svc.cluster.local:3000' };
+export const FORGEJO: ForgejoEndpoint = {
+  inClusterHttpUrl: 'http://forgejo-http.cicd.svc.cluster.local:3000',
+  peer: { kind: 'pods', name: 'cicd/forgejo', namespace: 'cicd', podSelector: { 'app.kubernetes.io/name': 'forgejo', 'app.kubernetes.io/instance': 'forgejo' } },
+  httpPort: 3000,
+};
 
 /** The seed URL of the reference homelab. */
 export const SEED_URL = REFERENCE_HOMELAB.git.githubSeedUrl;

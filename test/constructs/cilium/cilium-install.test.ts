@@ -32,14 +32,16 @@ describe('CiliumInstall', () => {
     const cilium = new CiliumInstall(Testing.chart(), 'Cilium', KUBEPRISM);
     expect(cilium.values.kubeProxyReplacement).toBe(true);
     expect(cilium.timeout.toSeconds()).toBe(600);
+    // ipBlocks select no node address unless asked: the chart's default leaves policy-cidr-match-mode unset
+    expect(cilium.values).not.toHaveProperty('policyCIDRMatchMode');
   });
 
   test('all props', () => {
     const props: Required<CiliumInstallProps> = {
-      k8sServiceHost: '10.0.0.10', k8sServicePort: 6443, kubeProxyReplacement: false, timeout: Duration.minutes(3),
+      k8sServiceHost: '10.0.0.10', k8sServicePort: 6443, kubeProxyReplacement: false, timeout: Duration.minutes(3), selectNodesByCidr: true,
     };
     const cilium = new CiliumInstall(Testing.chart(), 'Cilium', props);
-    expect(cilium.values).toMatchObject({ k8sServiceHost: '10.0.0.10', k8sServicePort: 6443, kubeProxyReplacement: false });
+    expect(cilium.values).toMatchObject({ k8sServiceHost: '10.0.0.10', k8sServicePort: 6443, kubeProxyReplacement: false, policyCIDRMatchMode: ['nodes'] });
     expect(cilium.release.timeoutSeconds).toBe(180);
     expect(cilium.bootstrapRequirements.waits!.map((w) => w.timeoutSeconds)).toEqual([180, 180]);
   });

@@ -1,0 +1,68 @@
+import { ArgoCdChart } from './argocd-chart';
+import { BootstrapPlan } from './bootstrap-plan';
+import { prometheusStack } from './backup-checks';
+import { CNPG_INSTANCE_PORTS } from '../constructs/cnpg/cnpg-cluster';
+import { NetworkPort, outsideCluster, urlHost, urlPort } from '../shared/network';
+
+/**
+ * The flows into and out of the Phase-0 namespaces that the Argo CD tree's constructs imply, added to the bootstrap's
+ * network isolation (a no-op when `network.isolatePhase0` is off):
+ *
+ * - the Forgejo mirror Job (Argo CD delivers it into Forgejo's namespace): to Forgejo's API, and Forgejo to GitHub;
+ * - Argo CD's repo-server to every Helm chart repository an Application installs from;
+ * - Prometheus (kube-prometheus-stack's, the one the backup alerts' PodMonitors are for) to the metrics port of every
+ *   Phase-0 cluster it scrapes;
+ * - the Clusters Argo CD delivers into an isolated namespace: their own flows, and the CNPG operator managing them.
+ *
+ * Every allow policy of an isolated namespace is written by Phase 0 (the mirror Job's with Forgejo), so a namespace is
+ * never default-deny without the allows of what runs in it.
+ */
+export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart): void {
+  const network = bootstrap.network;
+  if (!network) return;
+
+  const mirror = argocd.forgejoMirrorJob;
+  if (network.isIsolated(mirror.namespace)) network.place(mirror.peer, bootstrap.forgejoStep);
+  network.addWorkload(mirror);
+
+  for (const [host, port] of chartRepositories(argocd)) {
+    network.addFlow({
+      from: bootstrap.argocd.repoServerPeer, to: outsideCluster(`${host} (Helm charts)`), ports: [port],
+      reason: `HomelabApplication.sources: ${[...argocd.applications.values()].filter((a) => a.sources.some((s) => s.kind === 'helm-chart' && urlHost(s.repoURL) === host)).map((a) => a.name).sort().join(', ')}`,
+    });
+  }
+
+  const stack = prometheusStack([...argocd.applications.values()]);
+  for (const alerts of argocd.backupChecks?.alerts ?? []) {
+    if (!stack || !network.isIsolated(alerts.cluster.namespace)) continue;
+    network.addFlow({
+      // The Prometheus Operator labels Prometheus' pods `app.kubernetes.io/name: prometheus` (prometheus-operator v0.93.1
+      // pkg/prometheus/server/statefulset.go), in the namespace of the Application that installs the stack.
+      from: { kind: 'selected-pods', name: `${stack.app.namespace}/prometheus`, namespace: stack.app.namespace, podSelector: { 'app.kubernetes.io/name': 'prometheus' } },
+      to: alerts.cluster.peer,
+      ports: [CNPG_INSTANCE_PORTS.metrics],
+      reason: `CnpgBackupAlerts: PodMonitor ${alerts.namespace}/${alerts.podMonitor.name} scrapes cluster ${alerts.cluster.name}`,
+    });
+  }
+
+  for (const cluster of argocd.dataSchemas?.clusters ?? []) {
+    if (!network.isIsolated(cluster.namespace)) continue;
+    network.addWorkload(cluster);
+    network.addFlow(bootstrap.operator.manages(cluster));
+  }
+}
+
+/** Every Helm repository host an Application installs a chart from, with its port, sorted. */
+function chartRepositories(argocd: ArgoCdChart): [string, NetworkPort][] {
+  const hosts = new Map<string, NetworkPort>();
+  for (const app of argocd.applications.values()) {
+    for (const source of app.sources) {
+      if (source.kind !== 'helm-chart') continue;
+      // An OCI registry is HTTPS (`oci://` only tells Helm to use the OCI protocol).
+      const url = source.repoURL.replace(/^oci:\/\//, 'https://');
+      hosts.set(urlHost(url), urlPort(url));
+    }
+  }
+  return [...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
