@@ -541,6 +541,32 @@ export const IgnoreDifferenceSchema = z.strictObject({
 
 const clusterScopedKind = z.enum(Object.keys(CLUSTER_SCOPED_KINDS) as [ClusterScopedKind, ...ClusterScopedKind[]]);
 
+/** Where an Application's pods may connect to when their namespace is default-deny (`network.egressTo`). */
+export const APPLICATION_EGRESS_TARGETS = ['kubernetes-api', 'forgejo', 'outside-cluster'] as const;
+
+/**
+ * The network access of an Application's pods in a default-deny namespace: a Phase-0 namespace (Forgejo's, Argo CD's,
+ * the CNPG operator's, a Phase-0 cluster's), or the Application's own with `isolate`.
+ */
+export const ApplicationNetworkSchema = z.strictObject({
+  /**
+   * Opt in: a default-deny NetworkPolicy in the Application's namespace (written by Phase 0). Its pods may then talk to
+   * each other (any port), resolve names, and open the connections of `egressTo`; nothing outside the namespace may
+   * connect to them. @default false
+   */
+  isolate: z.boolean().default(false),
+  /**
+   * The labels of the Application's pods (`matchLabels`). Required in a Phase-0 namespace: every pod there would include
+   * Forgejo or Argo CD. @default - every pod of the namespace
+   */
+  podSelector: z.record(z.string().min(1), z.string()).readonly().optional(),
+  /**
+   * What the pods connect to: `kubernetes-api` (the API server at `network.kubernetesApiCidrs`), `forgejo` (its HTTP
+   * API and git over HTTP), `outside-cluster` (HTTPS, port 443, any address outside the cluster). @default []
+   */
+  egressTo: z.array(z.enum(APPLICATION_EGRESS_TARGETS)).readonly().default([]),
+}).readonly();
+
 /** One Argo CD Application of the steady state, keyed by its name in `argocd.applications`. */
 export const ApplicationSchema = z.strictObject({
   /** Wave of the root app-of-apps, 0 to 8 (see `SYNC_WAVES`). */
@@ -565,6 +591,11 @@ export const ApplicationSchema = z.strictObject({
   spansProjectNamespaces: z.boolean().default(false),
   /** Sync automatically with prune and selfHeal. @default true */
   automatedSync: z.boolean().default(true),
+  /**
+   * Network access of the Application's pods when its namespace is default-deny (see `ApplicationNetworkSchema`).
+   * @default - none: a namespace of its own keeps its charts' policies; pods it runs in a Phase-0 namespace get no allow
+   */
+  network: ApplicationNetworkSchema.optional(),
 }).readonly();
 
 /** Temporal, on PostgreSQL only (both stores). */

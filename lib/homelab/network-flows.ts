@@ -2,7 +2,9 @@ import { ArgoCdChart } from './argocd-chart';
 import { BootstrapPlan } from './bootstrap-plan';
 import { prometheusStack } from './backup-checks';
 import { CNPG_INSTANCE_PORTS } from '../constructs/cnpg/cnpg-cluster';
-import { NetworkPort, outsideCluster, urlHost, urlPort } from '../shared/network';
+import { KUBERNETES_API, NetworkFlow, NetworkPort, outsideCluster, podPeer, urlHost, urlPort } from '../shared/network';
+import { ResolvedHomelabConfig } from '../config/homelab-config';
+import { ConfigError, ConfigProblem } from '../shared/errors';
 
 /**
  * The flows into and out of the Phase-0 namespaces that the Argo CD tree's constructs imply, added to the bootstrap's
@@ -17,7 +19,7 @@ import { NetworkPort, outsideCluster, urlHost, urlPort } from '../shared/network
  * Every allow policy of an isolated namespace is written by Phase 0 (the mirror Job's with Forgejo), so a namespace is
  * never default-deny without the allows of what runs in it.
  */
-export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart): void {
+export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart, config: ResolvedHomelabConfig): void {
   const network = bootstrap.network;
   if (!network) return;
 
@@ -50,6 +52,58 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     network.addWorkload(cluster);
     network.addFlow(bootstrap.operator.manages(cluster));
   }
+
+  addApplicationFlows(bootstrap, config);
+}
+
+/**
+ * The `network` of each Application: its namespace made default-deny when it opts in (`isolate`), its pods talking to
+ * each other there, and the connections of `egressTo`. A Phase-0 namespace needs `podSelector`: every pod there would
+ * include Forgejo's or Argo CD's.
+ */
+function addApplicationFlows(bootstrap: BootstrapPlan, config: ResolvedHomelabConfig): void {
+  const network = bootstrap.network!;
+  const problems: ConfigProblem[] = [];
+  const apps = config.argocd.applications;
+  const phase0Namespaces = new Set(network.isolatedNamespaces);
+  for (const name of Object.keys(apps).sort()) {
+    const app = apps[name];
+    const access = app.network;
+    if (!access) continue;
+    const path = `argocd.applications.${name}.network`;
+    const phase0 = phase0Namespaces.has(app.namespace);
+    if (phase0 && access.isolate) {
+      problems.push({
+        path: `${path}.isolate`,
+        message: `namespace '${app.namespace}' holds Phase-0 workloads and is default-deny already; isolate would let every pod ` +
+          'there talk to every other. Remove isolate and set podSelector and egressTo.',
+      });
+      continue;
+    }
+    if (phase0 && access.podSelector === undefined) {
+      problems.push({
+        path: `${path}.podSelector`,
+        message: `namespace '${app.namespace}' holds Phase-0 workloads, so an allow for every pod there would open them too; ` +
+          'set podSelector to the labels of this Application\'s pods.',
+      });
+      continue;
+    }
+    if (access.isolate) network.isolateNamespace(app.namespace);
+    const peer = podPeer(app.namespace, name, access.podSelector ?? {});
+    const flows: NetworkFlow[] = [];
+    if (access.isolate) {
+      const everyPod = podPeer(app.namespace, `${name}-namespace`, {});
+      flows.push({ from: everyPod, to: everyPod, ports: [], allPorts: true, reason: `${path}.isolate: the pods of namespace ${app.namespace} talk to each other` });
+    }
+    for (const target of access.egressTo) {
+      const reason = `${path}.egressTo: ${target}`;
+      if (target === 'kubernetes-api') flows.push({ from: peer, to: KUBERNETES_API, ports: [], reason });
+      if (target === 'forgejo') flows.push({ from: peer, to: bootstrap.forgejo.peer, ports: [{ port: bootstrap.forgejo.httpPort, name: 'http' }], reason });
+      if (target === 'outside-cluster') flows.push({ from: peer, to: outsideCluster('HTTPS'), ports: [{ port: 443, name: 'https' }], reason });
+    }
+    for (const flow of flows) network.addFlow(flow);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Every Helm repository host an Application installs a chart from, with its port, sorted. */

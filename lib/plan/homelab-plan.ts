@@ -12,6 +12,7 @@ import { placeSteps } from '../output/render-steps';
 import { describeWait, HelmReleaseSpec, Precondition } from '../constructs/bootstrap/waits';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 import { PlannedDataProtection, planDataProtection } from './data-protection';
+import { PlannedNetwork, planNetwork } from './network';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -155,6 +156,8 @@ export interface HomelabPlan {
   readonly cutover: PlannedCutover;
   /** What is backed up, where to, what a restore loses at most, and the keys kept off the cluster. */
   readonly dataProtection: PlannedDataProtection;
+  /** The Phase-0 namespaces' isolation and the connectivity matrix. */
+  readonly network: PlannedNetwork;
 }
 
 /** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
@@ -195,6 +198,7 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     waves,
     cutover: planCutover(input),
     dataProtection: planDataProtection(input.config, bootstrap, argocd),
+    network: planNetwork(input.config, bootstrap),
   };
 }
 

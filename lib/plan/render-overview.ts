@@ -1,5 +1,6 @@
 import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
+import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { MermaidIds, mermaidLabel } from './mermaid';
 
 /** The overview's Mermaid flowchart, with the node id it gave each step, waits, wave and Application. */
@@ -59,6 +60,8 @@ export function renderOverview(plan: HomelabPlan): string {
     ...cutoverSection(plan.cutover),
     '',
     ...dataProtectionSection(plan.dataProtection),
+    '',
+    ...networkSection(plan.network),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -255,6 +258,31 @@ function dataProtectionSection(d: PlannedDataProtection): string[] {
       'Kept off the cluster and out of git (the runbook reads them from the operator\'s machine; a rebuild needs every one of them):',
       '',
       ...d.offClusterKeys.map((k) => `- ${code(k.where)}: ${text(k.what)}`),
+    ] : []),
+  ];
+}
+
+function networkSection(n: PlannedNetwork): string[] {
+  if (!n.enabled) {
+    return ['## Network isolation', '', '**Off** (`network.isolatePhase0: false`): any pod may reach Forgejo, its Redis, its database and Argo CD.'];
+  }
+  return [
+    '## Network isolation',
+    '',
+    ISOLATION_SUMMARY,
+    '',
+    `Default-deny namespaces: ${n.isolatedNamespaces.map(code).join(', ')}. The API server is allowed at ${code(n.kubernetesApi)}; ` +
+      `"outside the cluster" is any address but the cluster's own ${n.clusterCidrs.map(code).join(', ')}.`,
+    '',
+    '| From | To | Ports | Why (the reference) | Allowed by |',
+    '| --- | --- | --- | --- | --- |',
+    ...n.flows.map((f) => `| ${code(f.from)} | ${code(f.to)} | ${text(f.ports)} | ${text(f.reason)} | ${cellList(f.allowedBy.map(code))} |`),
+    ...(n.unconnectedApplications.length > 0 ? [
+      '',
+      '**Check:** these Applications deliver into a default-deny namespace and say nothing of their network (`network` in ' +
+        'their config): any pod they run there can connect nowhere and accept nothing.',
+      '',
+      ...n.unconnectedApplications.map((a) => `- ${code(a.name)} → namespace ${code(a.namespace)}`),
     ] : []),
   ];
 }

@@ -1,5 +1,6 @@
 import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
+import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { textStyle, TextStyle, wrap } from './text-layout';
 
 /** Options for `renderPlanText()`. */
@@ -38,6 +39,8 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
     ...cutover(plan.cutover, width, style),
     '',
     ...dataProtection(plan.dataProtection, width, style),
+    '',
+    ...network(plan.network, width, style),
   ];
   return `${out.join('\n')}\n`;
 }
@@ -158,6 +161,31 @@ function cutover(c: PlannedCutover, width: number, style: TextStyle): string[] {
       `back to GitHub; the mirror is verified again, and ${r.root} re-applies the root app as it is.`,
   ];
   steps.forEach((s, i) => lines.push(...wrap(s, width, `    ${i + 1}. `, '       ')));
+  return lines;
+}
+
+function network(n: PlannedNetwork, width: number, style: TextStyle): string[] {
+  const lines = [...heading('Network isolation: who may talk to whom, and why', width, style)];
+  if (!n.enabled) return [...lines, ...para(style.yellow('off (network.isolatePhase0: false): every Phase-0 namespace is open'), width, '  ')];
+  lines.push(
+    ...para(ISOLATION_SUMMARY, width, '  '),
+    ...para(`Default-deny: ${n.isolatedNamespaces.join(', ')}. API server: ${n.kubernetesApi}.`, width, '  '),
+  );
+  const label = (name: string) => `      ${style.dim(name.padEnd(7))} `;
+  const indent = ' '.repeat(14);
+  for (const f of n.flows) {
+    lines.push(
+      '',
+      ...wrap(`${style.cyan(f.from)} → ${style.cyan(f.to)}`, width, '    ', '      '),
+      ...wrap(f.ports, width, label('ports'), indent),
+      ...wrap(f.reason, width, label('why'), indent),
+      ...wrap(f.allowedBy.length > 0 ? f.allowedBy.join(', ') : 'no policy: neither end is isolated', width, label('policy'), indent),
+    );
+  }
+  for (const a of n.unconnectedApplications) {
+    lines.push('', ...wrap(style.yellow(`check: Application ${a.name} delivers into default-deny namespace ${a.namespace} without ` +
+      '`network`: any pod it runs there can connect nowhere and accept nothing'), width, '  ', '    '));
+  }
   return lines;
 }
 

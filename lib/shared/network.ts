@@ -54,6 +54,8 @@ export interface NetworkFlow {
   readonly from: NetworkPeer;
   readonly to: NetworkPeer;
   readonly ports: readonly NetworkPort[];
+  /** Every port (`ports` is then empty): only for pods of one namespace talking to each other. @default false */
+  readonly allPorts?: boolean;
   /** The typed reference that produced the flow, e.g. `ForgejoServer.database (cicd/forgejo-db)`. */
   readonly reason: string;
 }

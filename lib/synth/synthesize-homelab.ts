@@ -59,8 +59,6 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     phase0Postgres: { clusters: bootstrap.clusters, databases: bootstrap.databases },
     phase0Releases,
   });
-  // What the Argo CD tree runs in, or reaches into, the Phase-0 namespaces: their policies are written by Phase 0.
-  addArgoCdTreeFlows(bootstrap, argocd);
   if (config.git.repoRoot !== undefined) {
     const missing = missingApplicationPaths(argocd, config.git.repoRoot);
     if (missing.length > 0) throw new ConfigError(missing);
@@ -68,6 +66,9 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     if (phase0.length > 0) throw new ConfigError(phase0);
   }
   addApplicationNamespaces(bootstrap, argocd);
+  // What the Argo CD tree runs in, or reaches into, the Phase-0 namespaces: their policies are written by Phase 0 (after
+  // the namespaces, which an Application that opts in must find defined first).
+  addArgoCdTreeFlows(bootstrap, argocd, config);
   // An Application rendered by the SOPS plugin cannot sync without the age key: Phase 0 installs it, or refuses.
   const decrypts = [...argocd.applications.values()].some((a) => a.sources.some((s) => s.kind === 'plugin' && s.pluginName === SOPS_PLUGIN_NAME));
   if (decrypts) bootstrap.installSopsAgeKey(config.argocd.sopsSecrets.ageKeyFile);

@@ -60,7 +60,7 @@ const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
  * @see https://kubernetes.io/docs/concepts/services-networking/network-policies/
  */
 export class NetworkIsolation extends Construct {
-  public readonly isolatedNamespaces: readonly string[];
+  private readonly namespaces: Set<string>;
   public readonly kubernetesApiCidrs: readonly string[];
   public readonly kubernetesApiPort: number;
   public readonly clusterCidrs: readonly string[];
@@ -72,7 +72,7 @@ export class NetworkIsolation extends Construct {
 
   constructor(scope: Construct, id: string, props: NetworkIsolationProps) {
     super(scope, id);
-    this.isolatedNamespaces = [...new Set(props.isolatedNamespaces)].sort();
+    this.namespaces = new Set(props.isolatedNamespaces);
     this.kubernetesApiCidrs = [...props.kubernetesApiCidrs];
     this.kubernetesApiPort = props.kubernetesApiPort ?? 6443;
     this.clusterCidrs = [...props.clusterCidrs];
@@ -81,19 +81,36 @@ export class NetworkIsolation extends Construct {
       throw new Error(`${this.node.path}: 'kubernetesApiCidrs' must name at least one CIDR (the API server's endpoints); without one, ` +
         'no isolated pod could reach the API server.');
     }
-    for (const namespace of this.isolatedNamespaces) {
-      new ApiObject(this, `DefaultDeny-${namespace}`, {
-        apiVersion: 'networking.k8s.io/v1',
-        kind: 'NetworkPolicy',
-        metadata: { name: DEFAULT_DENY_POLICY, namespace, labels: { ...COMMON_LABELS } },
-        spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] },
-      });
-    }
+    for (const namespace of this.isolatedNamespaces) this.defineDefaultDeny(namespace);
+  }
+
+  /** Namespaces with a default-deny policy, sorted. */
+  public get isolatedNamespaces(): string[] {
+    return [...this.namespaces].sort();
+  }
+
+  /**
+   * Makes `namespace` default-deny too (an Application that opts in). Its namespace object must be defined before
+   * this construct's chart is synthesized, in an earlier chart or earlier in the same one.
+   */
+  public isolateNamespace(namespace: string): void {
+    if (this.namespaces.has(namespace)) return;
+    this.namespaces.add(namespace);
+    this.defineDefaultDeny(namespace);
+  }
+
+  private defineDefaultDeny(namespace: string): void {
+    new ApiObject(this, `DefaultDeny-${namespace}`, {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: DEFAULT_DENY_POLICY, namespace, labels: { ...COMMON_LABELS } },
+      spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] },
+    });
   }
 
   /** Whether pods of `namespace` are default-deny. */
   public isIsolated(namespace: string | undefined): boolean {
-    return namespace !== undefined && this.isolatedNamespaces.includes(namespace);
+    return namespace !== undefined && this.namespaces.has(namespace);
   }
 
   /**
@@ -114,7 +131,8 @@ export class NetworkIsolation extends Construct {
   public addFlow(input: NetworkFlow): void {
     // A construct does not know the API server's port (the config does): a flow to it takes this one's.
     const flow = input.to.kind === 'kubernetes-api' ? { ...input, ports: this.kubernetesApiPorts } : input;
-    if (flow.ports.length === 0) throw new Error(`${this.node.path}: flow '${flow.reason}' names no port; every allow is for named ports only`);
+    if (flow.allPorts && flow.ports.length > 0) throw new Error(`${this.node.path}: flow '${flow.reason}' names ports and allPorts`);
+    if (flow.ports.length === 0 && !flow.allPorts) throw new Error(`${this.node.path}: flow '${flow.reason}' names no port; every allow is for named ports only`);
     for (const end of [flow.from, flow.to]) {
       if (end.kind === 'pods' && this.isIsolated(end.namespace)) this.policyFor(end);
     }
@@ -164,20 +182,20 @@ export class NetworkIsolation extends Construct {
   private ingressRules(workload: PodPeer): Record<string, unknown>[] {
     const rules = this._flows
       .filter((f) => f.to.kind === 'pods' && f.to.name === workload.name)
-      .map((f) => ({ from: this.policyPeers(f.from, workload.namespace), ports: policyPorts(f.ports) }));
+      .map((f) => ({ from: this.policyPeers(f.from, workload.namespace), ...policyPorts(f) }));
     return uniqueSorted(rules);
   }
 
   private egressRules(workload: PodPeer): Record<string, unknown>[] {
     const rules = this._flows
       .filter((f) => f.from.kind === 'pods' && f.from.name === workload.name)
-      .map((f) => ({ to: this.policyPeers(f.to, workload.namespace), ports: policyPorts(f.ports) }));
+      .map((f) => ({ to: this.policyPeers(f.to, workload.namespace), ...policyPorts(f) }));
     if (rules.length === 0) return [];
     // Every connection starts with a name lookup (Service names, GitHub, the object store).
     const dns = this.clusterDns;
     rules.push({
       to: [{ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } }, podSelector: { matchLabels: { ...dns.podSelector } } }],
-      ports: policyPorts([{ port: dns.port, protocol: 'UDP' }, { port: dns.port, protocol: 'TCP' }]),
+      ...policyPorts({ ports: [{ port: dns.port, protocol: 'UDP' }, { port: dns.port, protocol: 'TCP' }] }),
     });
     return uniqueSorted(rules);
   }
@@ -222,8 +240,9 @@ function policyName(workload: PodPeer): string {
   return `allow-${workload.name.slice(prefix.length)}`;
 }
 
-function policyPorts(ports: readonly NetworkPort[]): Record<string, unknown>[] {
-  return ports.map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' }));
+/** The `ports` of a rule; none (every port) for a flow with `allPorts`. */
+function policyPorts(flow: Pick<NetworkFlow, 'ports' | 'allPorts'>): { ports?: Record<string, unknown>[] } {
+  return flow.allPorts ? {} : { ports: flow.ports.map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' })) };
 }
 
 function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
