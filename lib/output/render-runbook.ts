@@ -327,7 +327,13 @@ function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
       if (!/^[-._a-zA-Z0-9]+$/.test(pre.key) || !Number.isInteger(pre.bytes) || pre.bytes < 16) {
         throw new Error(`bootstrap step '${name}': generated Secret ${pre.namespace}/${pre.name} needs a plain key and at least 16 bytes`);
       }
-      lines.push(`ensure_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(pre.key)} ${pre.bytes}`);
+      if (pre.encoding !== undefined && pre.encoding !== 'base64' && pre.encoding !== 'hex') {
+        throw new Error(`bootstrap step '${name}': generated Secret ${pre.namespace}/${pre.name} has encoding '${String(pre.encoding)}'; ` +
+          "use 'base64' or 'hex'");
+      }
+      // The encoding is only named when it is not the default, so the calls of existing Secrets stay as they were.
+      const encoding = pre.encoding === 'hex' ? ' hex' : '';
+      lines.push(`ensure_secret ${shq(pre.namespace)} ${shq(pre.name)} ${shq(pre.key)} ${pre.bytes}${encoding}`);
     }
     if (pre.kind === 'secret-from-file') {
       if (!/^[-._a-zA-Z0-9]+$/.test(pre.key)) {
@@ -778,16 +784,22 @@ need_secret() { # namespace name hint
   printf '  ✓ Secret %s/%s exists\\n' "$1" "$2"
 }
 
-ensure_secret() { # namespace name key bytes
-  local file out
-  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes in key $3"; return 0; fi
+ensure_secret() { # namespace name key bytes [hex]
+  local file out encoding="\${5:-base64}"
+  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes\${5:+ ($5)} in key $3"; return 0; fi
   if kube get secret "$2" -n "$1" >/dev/null 2>&1; then
     printf '  ✓ Secret %s/%s exists (kept)\\n' "$1" "$2"
     return 0
   fi
   if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
   file="$STAGING/generated-$2"
-  (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\\n' >"$file")
+  # hex for a value that goes into a URL, where base64's '/', '+' and '=' would break it; od needs -v, or it writes
+  # a line that repeats the one before as '*'
+  if [ "$encoding" = hex ]; then
+    (umask 077 && head -c "$4" /dev/urandom | od -An -v -tx1 | tr -d ' \\n' >"$file")
+  else
+    (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\\n' >"$file")
+  fi
   if ! out="$(kube create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
     rm -f "$file"
     failed "create Secret $1/$2" "$SECONDS" "$out"

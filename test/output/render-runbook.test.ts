@@ -163,6 +163,28 @@ describe('renderRunbook', () => {
       .toThrow("bootstrap step 'a': Secret a/s from KEY needs a plain key (letters, digits, '-', '_', '.'), got '../k'");
   });
 
+  test('a generated Secret names its encoding only when it is hex; the default call keeps its four arguments', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'generated-secret', namespace: 'a', name: 'plain', key: 'k', bytes: 32 });
+    a.addPrecondition({ kind: 'generated-secret', namespace: 'a', name: 'b64', key: 'k', bytes: 32, encoding: 'base64' });
+    a.addPrecondition({ kind: 'generated-secret', namespace: 'a', name: 'url-safe', key: 'password', bytes: 32, encoding: 'hex' });
+    const calls = runbookCalls(renderRunbook(planSteps([a]), OPTIONS));
+    expect(calls.filter((c) => c.startsWith('ensure_secret'))).toEqual([
+      'ensure_secret a plain k 32',
+      'ensure_secret a b64 k 32',
+      'ensure_secret a url-safe password 32 hex',
+    ]);
+  });
+
+  test('throws on a generated Secret with an unknown encoding, naming it and the allowed ones', () => {
+    const app = Testing.app();
+    const a = namespaceStep(app, 'a');
+    a.addPrecondition({ kind: 'generated-secret', namespace: 'a', name: 's', key: 'k', bytes: 32, encoding: 'base32' as 'hex' });
+    expect(() => renderRunbook(planSteps([a]), OPTIONS))
+      .toThrow("bootstrap step 'a': generated Secret a/s has encoding 'base32'; use 'base64' or 'hex'");
+  });
+
   test('the header states what the script needs, lists the steps and the local files', () => {
     const script = renderRunbook(buildSteps(), OPTIONS);
     const header = script.slice(0, script.indexOf('set -euo pipefail'));

@@ -94,6 +94,21 @@ describe('bootstrap.sh against a recording kubectl', () => {
     expect(second.calls.filter((c) => c.startsWith('create secret'))).toEqual([]);
   });
 
+  test('a generated Secret with encoding hex holds lower-case hex digits, two per random byte, safe in a URL', () => {
+    // GIVEN the same step with a hex-encoded Secret, on a cluster without it
+    const box = sandbox({ generatedSecret: 'hex' });
+    box.writeSeedKey();
+    // WHEN
+    const run = box.run(YES, { FAKE_MISSING_SECRETS: 'db-key' });
+    // THEN 48 bytes become 96 hex digits in one line (od -v: a repeated 16-byte line is not collapsed into '*')
+    expect(run.status).toBe(0);
+    expect(run.calls).toContain('create secret generic db-key -n demo --from-file=key=<staging>/generated-db-key');
+    const value = fs.readFileSync(`${box.log}.secret`, 'utf8');
+    expect(value).toMatch(/^[0-9a-f]{96}$/);
+    expect(run.stdout + run.stderr).not.toContain(value);
+    expect(leftoverStaging(box)).toEqual([]);
+  });
+
   // One full run, asserted on every facet it shows, then a re-run in the same sandbox.
   describe('a full run on a cluster where everything is ready, then a re-run', () => {
     let box: RunbookSandbox;

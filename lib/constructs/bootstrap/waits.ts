@@ -275,8 +275,15 @@ export type Precondition =
     readonly name: string;
     /** Key of the Secret that holds the random value. */
     readonly key: string;
-    /** Random bytes, base64-encoded into the value. */
+    /** Random bytes, encoded into the value per `encoding`. */
     readonly bytes: number;
+    /**
+     * How the random bytes are written into the value: `base64` (standard alphabet, so it may hold `+`, `/` and `=`),
+     * or `hex` (lower-case `0-9a-f`, twice as long), for a value that is pasted into a URL, such as a password in
+     * `redis://:PASSWORD@host`, where `/` would end the authority and `+` or `=` would need escaping.
+     * @default 'base64'
+     */
+    readonly encoding?: 'base64' | 'hex';
   }
   | (LocalFileSpec & {
     readonly kind: 'local-file';
