@@ -168,8 +168,9 @@ export class ForgejoAdminJob extends Construct implements IBootstrapComponent, I
       subjects: [{ kind: 'ServiceAccount', name: account.name, namespace: this.namespace }],
     });
 
+    // In the server's order, not sorted: a variable such as `$(REDIS_PASSWORD)` in the Redis URLs is expanded only
+    // from variables defined before it in the list.
     const forgejoEnv: k8s.EnvVar[] = Object.entries(forgejo.configEnv)
-      .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, v]) => ({ name, value: v.value, valueFrom: v.valueFrom }));
     const common: k8s.EnvVar[] = [
       { name: 'HOME', value: '/tmp' },

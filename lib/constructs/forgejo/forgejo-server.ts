@@ -45,7 +45,7 @@ export type ForgejoExpose =
 
 /** Properties for `ForgejoServer`. */
 export interface ForgejoServerProps {
-  /** Namespace of Forgejo, its volume, Services and (unless `redis` is given) its Redis. */
+  /** Namespace of Forgejo, its volume, Services and its Redis. */
   readonly namespace: string;
 
   /** The database Forgejo connects to, on the primary of its cluster. */
@@ -83,7 +83,7 @@ export interface ForgejoServerProps {
   readonly image?: string;
 
   /**
-   * Redis for the cache, sessions and queues.
+   * Redis for the cache, sessions and queues. It must be in `namespace`: Forgejo reads its password Secret by reference.
    *
    * @default - a `Redis` named `forgejo-redis` in `namespace`, defined inside this construct
    */
@@ -140,13 +140,19 @@ const SSH_PORT = 2222;
 const DATA_PATH = '/var/lib/gitea';
 /** Forgejo's health endpoint: 200 for pass and warn, 424 when the database or cache fails. */
 const HEALTH_PATH = '/api/healthz';
+/**
+ * The container variable that holds Redis' password, read by reference from Redis' Secret. Not `FORGEJO_*` or
+ * `GITEA_*`: the image's start script mirrors those and writes `*__section__KEY` ones into `app.ini`.
+ */
+const REDIS_PASSWORD_ENV = 'REDIS_PASSWORD';
 
 /**
  * Forgejo, rootless, as a single-replica Deployment on a ReadWriteOnce volume, with its Redis.
  *
  * Configuration is entirely environment variables (`FORGEJO__section__KEY`, which Forgejo writes into its
  * `app.ini`): PostgreSQL on the cluster's read-write Service with the credentials read by reference from a
- * Secret, cache, sessions and queues on Redis, and `INSTALL_LOCK` so the web installer never runs.
+ * Secret, cache, sessions and queues on Redis with its password read by reference from Redis' Secret, and
+ * `INSTALL_LOCK` so the web installer never runs.
  *
  * Defines the volume claim, the Deployment (strategy `Recreate`, because the volume attaches to one node at a
  * time), the Services `forgejo-http` (3000) and `forgejo-ssh` (2222), and a `Redis` unless one is given. Every
@@ -174,7 +180,10 @@ export class ForgejoServer extends Construct implements IBootstrapComponent, INe
   public readonly sshDomain: string;
   public readonly rolloutTimeout: Duration;
   public readonly redis: Redis;
-  /** Forgejo's secret key generated once and its database Secret checked before apply; Redis and Forgejo rolled out after. */
+  /**
+   * Redis' password and Forgejo's secret key generated once, and its database Secret checked, before apply; Redis and
+   * Forgejo rolled out after.
+   */
   public readonly bootstrapRequirements: BootstrapRequirements;
   /** The labels the Services and the Deployment select on. */
   public readonly selector: Readonly<Record<string, string>>;
@@ -234,6 +243,17 @@ export class ForgejoServer extends Construct implements IBootstrapComponent, INe
     }
 
     this.redis = props.redis ?? new Redis(this, 'Redis', { namespace: this.namespace, name: `${this.name}-redis` });
+    if (this.redis.namespace !== this.namespace) {
+      throw new Error(`${this.node.path}: redis '${this.redis.name}' is in namespace '${this.redis.namespace}', not '${this.namespace}', ` +
+        `so Forgejo cannot read its password Secret '${this.redis.passwordSecret}' (a pod reads Secrets of its own namespace only). ` +
+        `Define the Redis in namespace '${this.namespace}', or leave 'redis' unset.`);
+    }
+    // Forgejo's nosql manager reads the password of a redis:// URL from its user info (`uri.User.Password()`, or the
+    // user name alone when there is no ':'), or from a `password` query parameter; cache, session and queue all get
+    // their client from it (forgejo/forgejo `modules/nosql/manager_redis.go` `getRedisOptions`, `modules/cache/
+    // cache_redis.go`, `modules/session/redis.go`, `modules/queue/base_redis.go`; read at the GitHub copy
+    // yonasBSD/forgejo 5e777a43, Nov 2024, as the 16.0.3 tree could not be fetched; the code dates from Gitea 1.15).
+    const redisUrl = this.redis.urlWithPasswordFrom(REDIS_PASSWORD_ENV);
     this.selector = selectorLabels('forgejo', this.name);
     const labels = { ...COMMON_LABELS, ...this.selector };
     const metadata = (name: string) => ({ name, namespace: this.namespace, labels });
@@ -285,12 +305,17 @@ export class ForgejoServer extends Construct implements IBootstrapComponent, INe
           FORGEJO__database__PASSWD: EnvValue.fromSecretValue({ secret: credentials, key: 'password' }),
           // CNPG always serves TLS; `require` encrypts without verifying its self-signed CA.
           FORGEJO__database__SSL_MODE: EnvValue.fromValue('require'),
+          // Before the three URLs that use it: Kubernetes expands `$(REDIS_PASSWORD)` only from variables defined
+          // earlier in the list, and cdk8s-plus renders this record in insertion order.
+          [REDIS_PASSWORD_ENV]: EnvValue.fromSecretValue({
+            secret: Secret.fromSecretName(this, 'RedisPasswordSecret', this.redis.passwordSecret), key: this.redis.passwordSecretKey,
+          }),
           FORGEJO__cache__ADAPTER: EnvValue.fromValue('redis'),
-          FORGEJO__cache__HOST: EnvValue.fromValue(this.redis.url),
+          FORGEJO__cache__HOST: EnvValue.fromValue(redisUrl),
           FORGEJO__session__PROVIDER: EnvValue.fromValue('redis'),
-          FORGEJO__session__PROVIDER_CONFIG: EnvValue.fromValue(this.redis.url),
+          FORGEJO__session__PROVIDER_CONFIG: EnvValue.fromValue(redisUrl),
           FORGEJO__queue__TYPE: EnvValue.fromValue('redis'),
-          FORGEJO__queue__CONN_STR: EnvValue.fromValue(this.redis.url),
+          FORGEJO__queue__CONN_STR: EnvValue.fromValue(redisUrl),
           FORGEJO__server__ROOT_URL: EnvValue.fromValue(this.rootUrl),
           FORGEJO__server__DOMAIN: EnvValue.fromValue(host),
           FORGEJO__server__SSH_DOMAIN: EnvValue.fromValue(this.sshDomain),
@@ -358,7 +383,8 @@ export class ForgejoServer extends Construct implements IBootstrapComponent, INe
       });
     }
     this.bootstrapRequirements = {
-      preconditions,
+      // Redis' password Secret first: Redis and Forgejo both read it when they start.
+      preconditions: [...(this.redis.bootstrapRequirements.preconditions ?? []), ...preconditions],
       waits: [
         ...(this.redis.bootstrapRequirements.waits ?? []),
         { kind: 'rollout', namespace: this.namespace, deployment: this.name, timeoutSeconds: this.rolloutTimeout.toSeconds() },

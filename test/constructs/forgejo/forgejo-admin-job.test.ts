@@ -11,6 +11,7 @@ import {
 import { CURL_IMAGE } from '../../../lib/constructs/forgejo/forgejo-mirror-job';
 import { ForgejoServer } from '../../../lib/constructs/forgejo/forgejo-server';
 import { IMAGES } from '../../../lib/shared/pins';
+import { undefinedReferences } from '../../fixtures/env-references';
 import { findTool, testWith } from '../../tools';
 
 const SHELLCHECK = findTool('shellcheck');
@@ -149,12 +150,29 @@ describe('ForgejoAdminJob', () => {
 
     // THEN
     expect(step.preconditions).toEqual([
+      { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-redis-password', key: 'password', bytes: 32, encoding: 'hex' },
       { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 },
       { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-admin', key: 'password', bytes: 24 },
       { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-admin-token', key: 'token', bytes: 20 },
     ]);
     expect(step.waits.map((w) => w.kind)).toEqual(['rollout', 'rollout', 'job-complete']);
     expect(step.waits[2]).toEqual({ kind: 'job-complete', namespace: 'cicd', job: 'forgejo-provision', timeoutSeconds: 900, watched: [] });
+  });
+
+  test('the Forgejo containers get the server\'s env in the server\'s order: the Redis password before the URLs that expand it', () => {
+    const { chart, forgejo } = makeForgejo();
+    new ForgejoAdminJob(chart, 'Admin', { forgejo });
+    const objects = Testing.synth(chart);
+    const serverEnv = find(objects, 'Deployment', 'forgejo').spec.template.spec.containers[0].env;
+    const pod = find(objects, 'Job', 'forgejo-provision').spec.template.spec;
+    const forgejoContainers = [...pod.initContainers, ...pod.containers].filter((c: any) => c.image === IMAGES.forgejo);
+    expect(forgejoContainers.map((c: any) => c.name)).toEqual(['ensure-admin', 'issue-token']);
+    for (const c of forgejoContainers) {
+      expect(undefinedReferences(c.env)).toEqual([]);
+      const configured = c.env.filter((e: any) => serverEnv.some((s: any) => s.name === e.name));
+      expect(configured).toEqual(serverEnv);
+      expect(envOf(c).FORGEJO__queue__CONN_STR).toBe('redis://:$(REDIS_PASSWORD)@forgejo-redis.cicd.svc:6379/0');
+    }
   });
 
   test('the Job comes after the Forgejo Deployment and after its RoleBinding', () => {

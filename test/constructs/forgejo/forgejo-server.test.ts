@@ -5,6 +5,7 @@ import { BootstrapStep } from '../../../lib/constructs/bootstrap/bootstrap-step'
 import { ForgejoServer, ForgejoServerProps } from '../../../lib/constructs/forgejo/forgejo-server';
 import { Redis } from '../../../lib/constructs/forgejo/redis';
 import { IMAGES } from '../../../lib/shared/pins';
+import { undefinedReferences } from '../../fixtures/env-references';
 
 const ADDRESS_LABEL = 'cdk8s.io/metadata.addr';
 
@@ -85,7 +86,7 @@ describe('ForgejoServer', () => {
   test('all props', () => {
     // GIVEN
     const { chart, cluster } = makeChart();
-    const redis = new Redis(chart, 'Cache', { namespace: 'cache', name: 'shared-redis' });
+    const redis = new Redis(chart, 'Cache', { namespace: 'cicd', name: 'shared-redis', passwordSecret: 'shared-redis-auth' });
     const props: Required<ForgejoServerProps> = {
       namespace: 'cicd',
       database: { cluster, pgName: 'git', owner: 'gitea' },
@@ -115,10 +116,13 @@ describe('ForgejoServer', () => {
     expect(forgejo.sshDomain).toBe('git.example.com');
     expect(forgejo.rolloutTimeout.toSeconds()).toBe(1200);
     expect(forgejo.expose).toEqual({ type: 'Ingress', host: 'git.home.arpa', className: 'nginx' });
-    // A restore installs the lost Forgejo's SECRET_KEY from the operator's file instead of generating a new one.
-    expect(forgejo.bootstrapRequirements.preconditions![0]).toEqual({ kind: 'secret-from-file', namespace: 'cicd', name: 'git-secret-key',
+    // The given Redis' password is generated before anything else; a restore installs the lost Forgejo's SECRET_KEY from
+    // the operator's file instead of generating a new one.
+    expect(forgejo.bootstrapRequirements.preconditions![0]).toEqual(redis.bootstrapRequirements.preconditions![0]);
+    expect(forgejo.bootstrapRequirements.preconditions![1]).toEqual({ kind: 'secret-from-file', namespace: 'cicd', name: 'git-secret-key',
       key: 'secret-key', format: 'token', variable: 'GIT_KEY_FILE', defaultPath: '~/keys/git', hint: 'the key of the lost Forgejo' });
-    expect(forgejo.bootstrapRequirements.preconditions!.some((p) => p.kind === 'generated-secret')).toBe(false);
+    expect(forgejo.bootstrapRequirements.preconditions!.filter((p) => p.kind === 'generated-secret').map((p) => p.kind === 'generated-secret' && p.name))
+      .toEqual(['shared-redis-auth']);
 
     const objects = Testing.synth(chart);
     // An explicit rootUrl wins over the one the Ingress implies.
@@ -131,12 +135,36 @@ describe('ForgejoServer', () => {
     const secretRef = (name: string) => env(objects, name).valueFrom.secretKeyRef;
     expect(secretRef('FORGEJO__database__USER')).toEqual({ name: 'forgejo-pg-credentials', key: 'username' });
     expect(secretRef('FORGEJO__database__PASSWD')).toEqual({ name: 'forgejo-pg-credentials', key: 'password' });
-    expect(env(objects, 'FORGEJO__cache__HOST').value).toBe('redis://shared-redis.cache.svc:6379/0');
+    expect(env(objects, 'FORGEJO__cache__HOST').value).toBe('redis://:$(REDIS_PASSWORD)@shared-redis.cicd.svc:6379/0');
+    expect(secretRef('REDIS_PASSWORD')).toEqual({ name: 'shared-redis-auth', key: 'password' });
     expect(env(objects, 'FORGEJO__server__ROOT_URL').value).toBe('https://git.example.com/');
     expect(env(objects, 'FORGEJO__server__DOMAIN').value).toBe('git.example.com');
     expect(env(objects, 'FORGEJO__server__SSH_DOMAIN').value).toBe('git.example.com');
     // The given Redis is used, not a second one.
     expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).toEqual(['forgejo', 'shared-redis']);
+  });
+
+  test('the Redis password variable comes before every variable that expands it, in the synthesized env list', () => {
+    // GIVEN
+    const { chart, cluster } = makeChart();
+
+    // WHEN
+    new ForgejoServer(chart, 'Forgejo', defaultProps(cluster));
+
+    // THEN Kubernetes expands $(VAR) only from variables defined earlier in the list; a later one stays literal text
+    const names: string[] = container(Testing.synth(chart)).env.map((e: any) => e.name);
+    const users = ['FORGEJO__cache__HOST', 'FORGEJO__session__PROVIDER_CONFIG', 'FORGEJO__queue__CONN_STR'];
+    for (const user of users) expect(names.indexOf('REDIS_PASSWORD')).toBeLessThan(names.indexOf(user));
+    expect(names.indexOf('REDIS_PASSWORD')).toBeGreaterThanOrEqual(0);
+    expect(undefinedReferences(container(Testing.synth(chart)).env)).toEqual([]);
+  });
+
+  test('a Redis in another namespace is refused: Forgejo could not read its password Secret', () => {
+    const { chart, cluster } = makeChart();
+    const redis = new Redis(chart, 'Cache', { namespace: 'cache', name: 'shared-redis' });
+    expect(() => new ForgejoServer(chart, 'Forgejo', { ...defaultProps(cluster), redis })).toThrow(
+      "Forgejo: redis 'shared-redis' is in namespace 'cache', not 'cicd', so Forgejo cannot read its password Secret " +
+      "'shared-redis-password' (a pod reads Secrets of its own namespace only). Define the Redis in namespace 'cicd', or leave 'redis' unset.");
   });
 
   test('every Service selects exactly its Deployment\'s pods, by stable labels', () => {
@@ -230,7 +258,7 @@ describe('ForgejoServer', () => {
     // Only references: no Secret object and no credential values in the output.
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     expect(container(objects).env.filter((e: any) => 'valueFrom' in e).map((e: any) => e.name))
-      .toEqual(['FORGEJO__database__USER', 'FORGEJO__database__PASSWD', 'FORGEJO__security__SECRET_KEY']);
+      .toEqual(['FORGEJO__database__USER', 'FORGEJO__database__PASSWD', 'REDIS_PASSWORD', 'FORGEJO__security__SECRET_KEY']);
     expect(env(objects, 'FORGEJO__security__SECRET_KEY').valueFrom.secretKeyRef).toEqual({ name: 'forgejo-secret-key', key: 'secret-key' });
   });
 
@@ -243,8 +271,13 @@ describe('ForgejoServer', () => {
 
     // THEN
     const objects = Testing.synth(chart);
-    const redisUrl = 'redis://forgejo-redis.cicd.svc:6379/0';
-    expect(forgejo.redis.url).toBe(redisUrl);
+    expect(forgejo.redis.url).toBe('redis://forgejo-redis.cicd.svc:6379/0');
+    // The password is Kubernetes' expansion of a variable read from Redis' Secret, never a value in the output.
+    const redisUrl = 'redis://:$(REDIS_PASSWORD)@forgejo-redis.cicd.svc:6379/0';
+    expect(env(objects, 'REDIS_PASSWORD')).toEqual({
+      name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'forgejo-redis-password', key: 'password' } },
+    });
+    expect(forgejo.redis.passwordSecret).toBe('forgejo-redis-password');
     const values = Object.fromEntries(container(objects).env.filter((e: any) => 'value' in e).map((e: any) => [e.name, e.value]));
     expect(values).toEqual(expect.objectContaining({
       FORGEJO__cache__ADAPTER: 'redis',
@@ -399,8 +432,12 @@ describe('ForgejoServer', () => {
       { kind: 'rollout', namespace: 'cicd', deployment: 'forgejo-redis', timeoutSeconds: 300 },
       { kind: 'rollout', namespace: 'cicd', deployment: 'forgejo', timeoutSeconds: 600 },
     ]);
-    // The CNPG-generated Secret appears only once the cluster is up; nothing to check beforehand.
-    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);
+    // Redis' password and Forgejo's key are generated before the step (Redis' first: both Deployments read it). The
+    // CNPG-generated Secret appears only once the cluster is up; nothing to check beforehand.
+    expect(step.preconditions).toEqual([
+      { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-redis-password', key: 'password', bytes: 32, encoding: 'hex' },
+      { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 },
+    ]);
   });
 
   test('leaves the chart it is in alone: a step applies it only through addComponent()', () => {
@@ -461,7 +498,7 @@ describe('ForgejoServer', () => {
 
     // THEN
     expect(forgejo.databaseSecret).toBe('forgejo-db-credentials');
-    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }, {
+    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-redis-password', key: 'password', bytes: 32, encoding: 'hex' }, { kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }, {
       kind: 'secret-exists',
       namespace: 'cicd',
       name: 'forgejo-db-credentials',
@@ -483,7 +520,7 @@ describe('ForgejoServer', () => {
     step.addComponent(new ForgejoServer(step, 'Forgejo', { ...defaultProps(cluster), databaseSecret: 'forgejo-db-app' }));
 
     // THEN
-    expect(step.preconditions).toEqual([{ kind: 'generated-secret', namespace: 'cicd', name: 'forgejo-secret-key', key: 'secret-key', bytes: 48 }]);
+    expect(step.preconditions.map((p) => p.kind === 'generated-secret' && p.name)).toEqual(['forgejo-redis-password', 'forgejo-secret-key']);
   });
 
   test('throws for a cluster in another namespace without databaseSecret', () => {
