@@ -253,6 +253,8 @@ export class ForgejoServer extends Construct implements IBootstrapComponent, INe
     // their client from it (forgejo/forgejo `modules/nosql/manager_redis.go` `getRedisOptions`, `modules/cache/
     // cache_redis.go`, `modules/session/redis.go`, `modules/queue/base_redis.go`; read at the GitHub copy
     // yonasBSD/forgejo 5e777a43, Nov 2024, as the 16.0.3 tree could not be fetched; the code dates from Gitea 1.15).
+    // The admin config page masks only a `password=` field of a redis setting (`routers/web/admin/config.go`
+    // `shadowPassword`), so it shows this password to Forgejo's site administrators, who control all Redis holds anyway.
     const redisUrl = this.redis.urlWithPasswordFrom(REDIS_PASSWORD_ENV);
     this.selector = selectorLabels('forgejo', this.name);
     const labels = { ...COMMON_LABELS, ...this.selector };

@@ -100,6 +100,10 @@ export class Redis extends Construct implements IBootstrapComponent {
     this.rolloutTimeout = props.rolloutTimeout ?? Duration.minutes(5);
     this.serviceName = this.name;
     this.passwordSecret = props.passwordSecret ?? `${this.name}-password`;
+    if (!isSecretName(this.passwordSecret)) {
+      throw new Error(`${this.node.path}: 'passwordSecret' must be a Secret name (lower-case letters, digits, '-' and '.', at most ` +
+        `253 characters) such as 'forgejo-redis-password', got '${this.passwordSecret}'.`);
+    }
     this.selector = selectorLabels('redis', this.name);
     const labels = { ...COMMON_LABELS, ...this.selector };
 
@@ -202,4 +206,9 @@ export class Redis extends Construct implements IBootstrapComponent {
     }
     return `redis://:$(${variable})@${this.host}:${this.port}/0`;
   }
+}
+
+/** Whether `s` is a valid Secret name: an RFC 1123 DNS subdomain. */
+function isSecretName(s: string): boolean {
+  return s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
 }

@@ -169,6 +169,13 @@ describe('Redis', () => {
     expect(c.env.every((e: any) => e.value === undefined)).toBe(true);
   });
 
+  test('throws on a passwordSecret that is not a Secret name, naming the prop and the value', () => {
+    const chart = Testing.chart();
+    expect(() => new Redis(chart, 'Redis', { namespace: 'cicd', passwordSecret: 'Redis_Password' })).toThrow(
+      "Redis: 'passwordSecret' must be a Secret name (lower-case letters, digits, '-' and '.', at most 253 characters) " +
+      "such as 'forgejo-redis-password', got 'Redis_Password'.");
+  });
+
   test('urlWithPasswordFrom puts a reference to the variable in the user info; a name that is not a variable throws', () => {
     const chart = Testing.chart();
     const redis = new Redis(chart, 'Redis', { namespace: 'cicd', name: 'forgejo-redis' });
