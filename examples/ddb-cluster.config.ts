@@ -23,7 +23,8 @@ const config: HomelabConfig = {
   },
   databases: {
     forgejo: { cluster: 'ddb-cluster', owner: 'app' },
-    authentik: { cluster: 'ddb-cluster', owner: 'app' },
+    // Authentik's pods reach the cluster across namespaces; Phase 0 isolates 'ddb', so the allow is asked for here.
+    authentik: { cluster: 'ddb-cluster', owner: 'app', usedBy: ['authentik'] },
     temporal: { cluster: 'ddb-cluster', owner: 'app' },
     temporal_visibility: { cluster: 'ddb-cluster', owner: 'app' },
   },

@@ -224,6 +224,12 @@ export const DatabaseSchema = z.strictObject({
   reclaimPolicy: z.enum(['retain', 'delete']).default('retain'),
   /** Where the Database CR is delivered. @default 'bootstrap' */
   deliveredBy: deliveredBy.default('bootstrap'),
+  /**
+   * Argo CD Applications whose pods connect to the database: when its cluster's namespace is default-deny (a Phase-0
+   * cluster's), any pod of each Application's namespace may reach the cluster on PostgreSQL's port. Forgejo and Temporal
+   * need no entry: their constructs reference their databases. @default []
+   */
+  usedBy: z.array(z.string()).readonly().default([]),
 }).readonly();
 
 const ipAddress = checkedString((v) => {

@@ -53,7 +53,51 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     network.addFlow(bootstrap.operator.manages(cluster));
   }
 
+  addDatabaseClientFlows(bootstrap, argocd, config);
   addApplicationFlows(bootstrap, config);
+}
+
+/**
+ * The clients of databases on a cluster in a default-deny namespace: Temporal through its construct's database
+ * references, any other Application through `databases.<name>.usedBy`. Any pod of the client's namespace may connect:
+ * charts label their pods as they please, and the namespace is the Application's.
+ */
+function addDatabaseClientFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart, config: ResolvedHomelabConfig): void {
+  const network = bootstrap.network!;
+  const problems: ConfigProblem[] = [];
+  const temporal = argocd.temporal;
+  if (temporal) {
+    const databases = [temporal.defaultDatabase, temporal.visibilityDatabase];
+    for (const cluster of new Set(databases.map((db) => db.cluster))) {
+      if (!network.isIsolated(cluster.namespace)) continue;
+      const names = databases.filter((db) => db.cluster === cluster).map((db) => db.pgName);
+      network.addFlow({
+        from: { kind: 'selected-pods', name: `${temporal.namespace}/* (Temporal)`, namespace: temporal.namespace }, to: cluster.peer,
+        ports: [cluster.postgresPort], reason: `TemporalApplication: databases ${names.join(', ')} on cluster ${cluster.name}`,
+      });
+    }
+  }
+  const clusters = new Map([...bootstrap.clusters, ...(argocd.dataSchemas?.clusters ?? []).map((c) => [c.name, c] as const)]);
+  for (const pgName of Object.keys(config.databases).sort()) {
+    const db = config.databases[pgName];
+    const cluster = clusters.get(db.cluster);
+    db.usedBy.forEach((appName, i) => {
+      const app = argocd.applications.get(appName);
+      if (!app) {
+        problems.push({
+          path: `databases.${pgName}.usedBy.${i}`,
+          message: `'${appName}' is not an Application of the tree; use one of: ${[...argocd.applications.keys()].sort().join(', ')}.`,
+        });
+        return;
+      }
+      if (!cluster || !network.isIsolated(cluster.namespace)) return;
+      network.addFlow({
+        from: { kind: 'selected-pods', name: `${app.namespace}/* (${appName})`, namespace: app.namespace }, to: cluster.peer,
+        ports: [cluster.postgresPort], reason: `databases.${pgName}.usedBy: ${appName}`,
+      });
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /**
