@@ -113,7 +113,7 @@ export class BootstrapPlan extends Construct {
    * start and its allows arrive with it.
    */
   public readonly network?: NetworkIsolation;
-  private readonly namespaceNames = new Set<string>();
+  private readonly namespaceObjects = new Map<string, PodSecurityNamespace>();
 
   constructor(scope: App, id: string, props: BootstrapPlanProps) {
     super(scope, id);
@@ -140,8 +140,7 @@ export class BootstrapPlan extends Construct {
       summary: 'namespaces with Pod Security labels',
     });
     for (const [name, ns] of sorted(config.namespaces)) {
-      this.namespaceNames.add(name);
-      new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn });
+      this.namespaceObjects.set(name, new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn }));
     }
 
     this.longhornStep = new BootstrapStep(this, 'Longhorn', {
@@ -450,9 +449,8 @@ export class BootstrapPlan extends Construct {
    * their own Applications sync, and Argo CD cannot apply into a namespace that does not exist yet.
    */
   public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): void {
-    if (this.namespaceNames.has(name)) return;
-    this.namespaceNames.add(name);
-    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
+    if (this.namespaceObjects.has(name)) return;
+    this.namespaceObjects.set(name, new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn }));
   }
 
   /**
@@ -500,6 +498,11 @@ export class BootstrapPlan extends Construct {
       hint: `Save the age identity the repository's *.enc.yaml are encrypted to in ${ageKeyFile} (chmod 600); `
         + `a new one: age-keygen -o ${ageKeyFile}, then encrypt the secrets to its public key.`,
     });
+  }
+
+  /** The construct that defines namespace `name` in the namespaces step, if Phase 0 creates it. */
+  public namespaceObject(name: string): PodSecurityNamespace | undefined {
+    return this.namespaceObjects.get(name);
   }
 
   /** The Helm releases Phase 0 installs, with the Application the config names to adopt each. */

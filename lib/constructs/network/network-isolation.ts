@@ -90,17 +90,19 @@ export class NetworkIsolation extends Construct {
   }
 
   /**
-   * Makes `namespace` default-deny too (an Application that opts in). Its namespace object must be defined before
-   * this construct's chart is synthesized, in an earlier chart or earlier in the same one.
+   * Makes `namespace` default-deny too (an Application that opts in). `namespaceObject`, the construct that defines the
+   * Namespace in the same chart, is then written before the policy.
    */
-  public isolateNamespace(namespace: string): void {
+  public isolateNamespace(namespace: string, namespaceObject?: Construct): void {
     if (this.namespaces.has(namespace)) return;
     this.namespaces.add(namespace);
-    this.defineDefaultDeny(namespace);
+    const policy = this.defineDefaultDeny(namespace);
+    // Applied in one file with it: the Namespace must come first, whatever the construct tree's order.
+    if (namespaceObject) policy.node.addDependency(namespaceObject);
   }
 
-  private defineDefaultDeny(namespace: string): void {
-    new ApiObject(this, `DefaultDeny-${namespace}`, {
+  private defineDefaultDeny(namespace: string): ApiObject {
+    return new ApiObject(this, `DefaultDeny-${namespace}`, {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
       metadata: { name: DEFAULT_DENY_POLICY, namespace, labels: { ...COMMON_LABELS } },
