@@ -6,3 +6,4 @@ export * from './health';
 export * from './lua51-evaluator';
 export * from './scenarios';
 export * from './timeline';
+export * from './network-policy';
