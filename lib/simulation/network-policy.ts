@@ -230,6 +230,28 @@ export function evaluateFlows(
   return flows.map((flow) => evaluateFlow(policies, flow, options));
 }
 
+/** A row of a flow table: a flow and whether it must be allowed. */
+export interface ExpectedFlow extends Flow {
+  readonly expect: 'allow' | 'deny';
+  /** Why the flow must (not) happen, shown when the verdict differs. @default - nothing is shown */
+  readonly why?: string;
+}
+
+/**
+ * The rows of a flow table whose verdict is not the expected one, each as its `explainFlow()` text (with `why`
+ * first), so `expect(unexpectedVerdicts(policies, table)).toEqual([])` fails with the reasons.
+ */
+export function unexpectedVerdicts(
+  policies: readonly NetworkPolicyJson[], table: readonly ExpectedFlow[], options: NetworkPolicyEvaluationOptions = {},
+): string[] {
+  return table.flatMap((row) => {
+    const verdict = evaluateFlow(policies, { from: row.from, to: row.to, port: row.port, protocol: row.protocol }, options);
+    if (verdict.allowed === (row.expect === 'allow')) return [];
+    const why = row.why === undefined ? '' : ` (${row.why})`;
+    return [`expected ${row.expect}${why}, got:\n${explainFlow(verdict)}`];
+  });
+}
+
 /**
  * One line per decision: the verdict of the flow, then egress at the source and ingress at the destination, then,
  * when a side denies, why each rule of its isolating policies does not admit the flow.

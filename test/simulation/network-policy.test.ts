@@ -5,7 +5,7 @@ import { Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-30';
 import {
   evaluateFlow, explainFlow, Flow, NetworkPolicyEvaluationOptions, NetworkPolicyJson, NetworkPolicyPeerJson, NetworkPolicyPortJson, PodModel,
-  selectorMatches,
+  selectorMatches, unexpectedVerdicts,
 } from '../../lib/simulation/network-policy';
 
 // ---- fixtures -------------------------------------------------------------------------------------------------
@@ -441,6 +441,34 @@ describe('cdk8s input and explanations', () => {
       'cicd/forgejo -> cicd/forgejo-db-1 5432/TCP: ALLOWED',
       '  egress: allowed: cicd/forgejo is isolated for egress by cicd/default-deny, cicd/forgejo-egress; admitted by cicd/forgejo-egress egress[0]',
       '  ingress: allowed: cicd/forgejo-db-1 is isolated for ingress by cicd/default-deny, cicd/forgejo-db-ingress; admitted by cicd/forgejo-db-ingress ingress[0]',
+    ]);
+  });
+});
+
+describe('flow tables', () => {
+  const policies = [denyIngress('cicd'), allowIntoDb([{ podSelector: { matchLabels: { app: 'forgejo' } } }], [{ port: 5432 }])];
+
+  test('a table whose verdicts are as expected yields nothing', () => {
+    expect(unexpectedVerdicts(policies, [
+      { from: FORGEJO, to: DB, port: 5432, expect: 'allow', why: 'Forgejo references its database' },
+      { from: APP, to: DB, port: 5432, expect: 'deny', why: 'an app namespace must not reach the database' },
+    ])).toEqual([]);
+  });
+
+  test('a row with the wrong verdict is reported with its reason and the explanation', () => {
+    const failures = unexpectedVerdicts(policies, [
+      { from: { namespace: 'ddb', labels: { app: 'ddb' } }, to: { namespace: 'cicd', labels: { 'cnpg.io/cluster': 'forgejo-db' } }, port: 5432, expect: 'allow',
+        why: 'ddb reads the database' },
+      { from: FORGEJO, to: DB, port: 5432, expect: 'deny' },
+    ]);
+    expect(failures).toEqual([
+      'expected allow (ddb reads the database), got:\n'
+        + 'ddb/[app=ddb] -> cicd/[cnpg.io/cluster=forgejo-db] 5432/TCP: DENIED\n'
+        + '  egress: allowed: no policy with Egress in its policyTypes selects ddb/[app=ddb]; not isolated for egress\n'
+        + '  ingress: denied: cicd/[cnpg.io/cluster=forgejo-db] is isolated for ingress by cicd/db-ingress, cicd/deny-ingress and no ingress rule admits the flow\n'
+        + '    cicd/db-ingress ingress[0]: peer does not match (podSelector {app=forgejo}: selects only namespace cicd, the pod is in ddb)\n'
+        + '    cicd/deny-ingress: no ingress rules (isolates only)',
+      expect.stringMatching(/^expected deny, got:\ncicd\/forgejo -> cicd\/forgejo-db-1 5432\/TCP: ALLOWED\n/),
     ]);
   });
 });
