@@ -160,6 +160,18 @@ export interface NetworkPolicyEvaluationOptions {
    * @default false
    */
   readonly ipBlockMatchesPods?: boolean;
+  /**
+   * Whether an `ipBlock` matches a node's own address (an `AddressModel` with `node`), such as the API server's on a
+   * control-plane node.
+   *
+   * Cilium gives node addresses the `host` and `remote-node` identities and, unless its `policy-cidr-match-mode`
+   * includes `nodes` (default: empty; "As of v1.15, ipBlock can now optionally select node IPs",
+   * https://docs.cilium.io/en/stable/network/kubernetes/policy/), an ipBlock does not select them. The reference
+   * homelab's Cilium values leave it unset, so by default an egress to a node address is not admitted by an ipBlock.
+   *
+   * @default false
+   */
+  readonly ipBlockMatchesNodes?: boolean;
 }
 
 /** The decision on one end of a flow: egress at the source, ingress at the destination. */
@@ -210,6 +222,9 @@ const METADATA_NAME_LABEL = 'kubernetes.io/metadata.name';
 export function evaluateFlow(
   policies: readonly NetworkPolicyJson[], flow: Flow, options: NetworkPolicyEvaluationOptions = {},
 ): FlowVerdict {
+  if (!Number.isInteger(flow.port) || flow.port < 1 || flow.port > 65535) {
+    throw new Error(`flow ${describeEndpoint(flow.from)} -> ${describeEndpoint(flow.to)}: port ${flow.port} is not a port number; use 1-65535.`);
+  }
   const checked = policies.map(checkPolicy);
   const model = new ClusterModel(options);
   const resolved: ResolvedFlow = {
@@ -360,11 +375,13 @@ interface ResolvedFlow {
 
 class ClusterModel {
   public readonly ipBlockMatchesPods: boolean;
+  public readonly ipBlockMatchesNodes: boolean;
   private readonly namespaceLabels = new Map<string, Readonly<Record<string, string>>>();
   private readonly podsByIp = new Map<string, PodModel>();
 
   constructor(options: NetworkPolicyEvaluationOptions) {
     this.ipBlockMatchesPods = options.ipBlockMatchesPods ?? false;
+    this.ipBlockMatchesNodes = options.ipBlockMatchesNodes ?? false;
     for (const ns of options.namespaces ?? []) {
       if (this.namespaceLabels.has(ns.name)) throw new Error(`namespaces: '${ns.name}' is listed twice; list each namespace once.`);
       this.namespaceLabels.set(ns.name, { ...ns.labels, [METADATA_NAME_LABEL]: ns.name });
@@ -615,6 +632,9 @@ function peerMismatch(peer: CheckedPeer, other: ResolvedEndpoint, policyNamespac
   if (peer.kind === 'ipBlock') {
     const except = peer.except.length > 0 ? ` except ${peer.except.join(', ')}` : '';
     let ip: string | undefined;
+    if (other.kind === 'address' && other.address.node !== undefined && !model.ipBlockMatchesNodes) {
+      return `ipBlock ${peer.cidr}${except} matches no node address (ipBlockMatchesNodes is off; ${other.address.ip} is node ${other.address.node})`;
+    }
     if (other.kind === 'address') ip = other.address.ip;
     else if (model.ipBlockMatchesPods) ip = other.pod.ip;
     else return `ipBlock ${peer.cidr}${except} matches no pod (ipBlockMatchesPods is off)`;

@@ -239,6 +239,19 @@ describe('ipBlock', () => {
     expect(allowed(policies, flow(FORGEJO, DB, 5432), { ipBlockMatchesPods: true })).toBe(true);
   });
 
+  test('by default an ipBlock matches no node address (Cilium\'s policy-cidr-match-mode without "nodes"); ipBlockMatchesNodes turns it on', () => {
+    const policies = egressTo({ cidr: '192.168.1.0/24' });
+    const apiServer = { ip: '192.168.1.10', node: 'cp-1' };
+    const verdict = evaluateFlow(policies, flow(FORGEJO, apiServer, 6443));
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.egress.rejectedRules).toEqual([
+      'cicd/egress egress[0]: peer does not match (ipBlock 192.168.1.0/24 matches no node address (ipBlockMatchesNodes is off; 192.168.1.10 is node cp-1))',
+    ]);
+    expect(allowed(policies, flow(FORGEJO, apiServer, 6443), { ipBlockMatchesNodes: true })).toBe(true);
+    // the same address, not marked as a node, is an ordinary LAN host
+    expect(allowed(policies, flow(FORGEJO, { ip: '192.168.1.10' }, 6443))).toBe(true);
+  });
+
   test('an { ip } endpoint that is a known pod\'s IP is that pod: selectors apply to it, an ipBlock does not', () => {
     const policies = [denyIngress('cicd'), allowIntoDb([{ podSelector: { matchLabels: { app: 'forgejo' } } }])];
     expect(allowed(policies, flow({ ip: FORGEJO.ip! }, DB, 5432), { pods: [FORGEJO] })).toBe(true);
@@ -376,6 +389,10 @@ describe('malformed policies', () => {
   test('fails on a peer with no selector (the API server refuses it; it must not read as "everything")', () => {
     const p = policy('cicd', 'empty-peer', { podSelector: {}, ingress: [{ from: [{}] }] });
     expect(() => evaluateFlow([p], flow(APP, DB, 1))).toThrow('NetworkPolicy cicd/empty-peer: spec.ingress[0].from[0]: a peer needs podSelector, namespaceSelector or ipBlock');
+  });
+
+  test('fails on a flow whose port is not a port number', () => {
+    expect(() => evaluateFlow([], flow(APP, DB, 70000))).toThrow('flow apps/app -> cicd/forgejo-db-1: port 70000 is not a port number; use 1-65535.');
   });
 
   test('fails on an unknown policy type', () => {
