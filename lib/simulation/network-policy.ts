@@ -665,7 +665,9 @@ function portMismatchOf(rule: CheckedRule, flow: ResolvedFlow, destination: PodM
   if (rule.ports === undefined) return undefined;
   // [api] ports: "Each item in this list is combined using a logical OR."
   if (rule.ports.some((port) => portMatches(port, flow, destination))) return undefined;
-  return `port ${flow.port}/${flow.protocol} not in [${rule.ports.map(portText).join(', ')}]`;
+  const undeclared = rule.ports.flatMap((p) => typeof p.port === 'string' && destination?.ports?.find((c) => c.name === p.port) === undefined ? [p.port] : []);
+  const hint = undeclared.length === 0 ? '' : ` (the destination declares no container port named ${undeclared.join(', ')})`;
+  return `port ${flow.port}/${flow.protocol} not in [${rule.ports.map(portText).join(', ')}]${hint}`;
 }
 
 function portMatches(port: CheckedPort, flow: ResolvedFlow, destination: PodModel | undefined): boolean {

@@ -448,7 +448,7 @@ describe('cdk8s input and explanations', () => {
       '  ingress: denied: cicd/[cnpg.io/cluster=forgejo-db] is isolated for ingress by cicd/default-deny, cicd/forgejo-db-ingress and no ingress rule admits the flow',
       '    cicd/default-deny: no ingress rules (isolates only)',
       '    cicd/forgejo-db-ingress ingress[0]: peer does not match (podSelector {app=forgejo}: selects only namespace cicd, the pod is in ddb); '
-        + 'port 5432/TCP not in [postgresql/TCP, 9187/TCP]',
+        + 'port 5432/TCP not in [postgresql/TCP, 9187/TCP] (the destination declares no container port named postgresql)',
     ]);
   });
 
