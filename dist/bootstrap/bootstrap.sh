@@ -356,16 +356,22 @@ need_secret() { # namespace name hint
   printf '  ✓ Secret %s/%s exists\n' "$1" "$2"
 }
 
-ensure_secret() { # namespace name key bytes
-  local file out
-  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes in key $3"; return 0; fi
+ensure_secret() { # namespace name key bytes [hex]
+  local file out encoding="${5:-base64}"
+  if dry_run; then plan check "Secret $1/$2 exists, else create it with $4 random bytes${5:+ ($5)} in key $3"; return 0; fi
   if kube get secret "$2" -n "$1" >/dev/null 2>&1; then
     printf '  ✓ Secret %s/%s exists (kept)\n' "$1" "$2"
     return 0
   fi
   if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
   file="$STAGING/generated-$2"
-  (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\n' >"$file")
+  # hex for a value that goes into a URL, where base64's '/', '+' and '=' would break it; od needs -v, or it writes
+  # a line that repeats the one before as '*'
+  if [ "$encoding" = hex ]; then
+    (umask 077 && head -c "$4" /dev/urandom | od -An -v -tx1 | tr -d ' \n' >"$file")
+  else
+    (umask 077 && head -c "$4" /dev/urandom | base64 | tr -d '\n' >"$file")
+  fi
   if ! out="$(kube create secret generic "$2" -n "$1" "--from-file=$3=$file" 2>&1)"; then
     rm -f "$file"
     failed "create Secret $1/$2" "$SECONDS" "$out"
@@ -830,6 +836,7 @@ apply postgres-forgejo-db -f 06-postgres-forgejo-db.yaml
 wait_job cicd wait-for-forgejo-db 1020 --fail-when clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' 'Cluster is unrecoverable and needs manual intervention|Invalid cluster definition|Cluster has incomplete or invalid image catalog' clusters.postgresql.cnpg.io/forgejo-db '{.status.phase}' clusters.postgresql.cnpg.io/forgejo-db '{.status.phaseReason}' clusters.postgresql.cnpg.io/forgejo-db '{.status.conditions[?(@.type=="ContinuousArchiving")].message}'
 
 step 7 forgejo 'Forgejo git host with Redis'
+ensure_secret cicd forgejo-redis-password password 32 hex
 ensure_secret cicd forgejo-secret-key secret-key 48
 ensure_secret cicd forgejo-admin password 24
 ensure_secret cicd forgejo-admin-token token 20
