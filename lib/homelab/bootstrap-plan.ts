@@ -108,12 +108,13 @@ export class BootstrapPlan extends Construct {
   /** The step that applies the AppProject and the root app-of-apps; the Argo CD tree adds them. */
   public readonly argocdRoot: BootstrapStep;
   /**
-   * The NetworkPolicies of the Phase-0 namespaces (`network.isolatePhase0`): a default-deny in each, written with the
-   * namespaces, and one allow per workload, written in the step of that workload, so it is isolated from its first
-   * start and its allows arrive with it.
+   * The NetworkPolicies of the Phase-0 namespaces (`network.isolatePhase0`): a default-deny in each and one allow per
+   * workload, written in the step that applies the workload (the default-deny in the first such step of the namespace),
+   * so it is isolated from its first start and its allows arrive with it. What Argo CD delivers (an Application that
+   * opts in, one that runs pods in a Phase-0 namespace) is written with the root app, before Argo CD syncs it.
    */
   public readonly network?: NetworkIsolation;
-  private readonly namespaceObjects = new Map<string, PodSecurityNamespace>();
+  private readonly namespaceNames = new Set<string>();
 
   constructor(scope: App, id: string, props: BootstrapPlanProps) {
     super(scope, id);
@@ -140,7 +141,8 @@ export class BootstrapPlan extends Construct {
       summary: 'namespaces with Pod Security labels',
     });
     for (const [name, ns] of sorted(config.namespaces)) {
-      this.namespaceObjects.set(name, new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn }));
+      this.namespaceNames.add(name);
+      new PodSecurityNamespace(this.namespaces, name, { name, enforce: ns.podSecurity, warn: ns.podSecurityWarn });
     }
 
     this.longhornStep = new BootstrapStep(this, 'Longhorn', {
@@ -358,8 +360,6 @@ export class BootstrapPlan extends Construct {
       });
     }
 
-    if (config.network.isolatePhase0) this.network = this.isolatePhase0(config);
-
     this.argocdRoot = new BootstrapStep(this, 'ArgoCdRoot', {
       stepName: 'argocd-root',
       summary: source === 'github'
@@ -379,21 +379,29 @@ export class BootstrapPlan extends Construct {
     this.argocdRoot.dependsOn(this.repoCredentialStep, source === 'github'
       ? 'the root app reads a private repository'
       : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
+
+    if (config.network.isolatePhase0) this.network = this.isolatePhase0(config);
   }
 
   /**
    * Default-deny for every namespace that holds a Phase-0 workload, and the flows the Phase-0 constructs' props imply.
-   * Each workload's allow policy is written in its own step (`place`), the default-deny with the namespaces.
+   * Each workload's allow policy is written in its own step (`place`); each namespace's default-deny in the first step
+   * that runs a workload there (never the namespaces step: a dry-run of a file that creates a namespace and writes into
+   * it is refused on a bare cluster).
    */
   private isolatePhase0(config: ResolvedHomelabConfig): NetworkIsolation {
     const operator = this.operator;
     const pgSteps = [...this.postgres.values()];
-    const network = new NetworkIsolation(this.namespaces, 'NetworkIsolation', {
-      isolatedNamespaces: [operator.namespace, this.forgejo.namespace, this.argocd.namespace, ...pgSteps.map((p) => p.cluster.namespace)],
+    const network = new NetworkIsolation(this.argocdRoot, 'NetworkIsolation', {
       kubernetesApiCidrs: config.network.kubernetesApiCidrs,
       kubernetesApiPort: config.network.kubernetesApiPort,
       clusterCidrs: [config.network.podCidr, config.network.serviceCidr],
     });
+    // Each namespace's default-deny, in the first step (in apply order) that runs a workload there.
+    network.isolateNamespace(operator.namespace, this.cnpgOperator);
+    for (const pg of pgSteps) network.isolateNamespace(pg.cluster.namespace, pg.step);
+    network.isolateNamespace(this.forgejo.namespace, this.forgejoStep);
+    network.isolateNamespace(this.argocd.namespace, this.argocdInstall);
     // Where each workload's allow policy is written: the step that applies the workload.
     network.place(operator.peer, this.cnpgOperator);
     if (this.barmanCloudPlugin && this.barmanCloudPluginStep) network.place(this.barmanCloudPlugin.peer, this.barmanCloudPluginStep);
@@ -449,8 +457,9 @@ export class BootstrapPlan extends Construct {
    * their own Applications sync, and Argo CD cannot apply into a namespace that does not exist yet.
    */
   public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): void {
-    if (this.namespaceObjects.has(name)) return;
-    this.namespaceObjects.set(name, new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn }));
+    if (this.namespaceNames.has(name)) return;
+    this.namespaceNames.add(name);
+    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
   }
 
   /**
@@ -498,11 +507,6 @@ export class BootstrapPlan extends Construct {
       hint: `Save the age identity the repository's *.enc.yaml are encrypted to in ${ageKeyFile} (chmod 600); `
         + `a new one: age-keygen -o ${ageKeyFile}, then encrypt the secrets to its public key.`,
     });
-  }
-
-  /** The construct that defines namespace `name` in the namespaces step, if Phase 0 creates it. */
-  public namespaceObject(name: string): PodSecurityNamespace | undefined {
-    return this.namespaceObjects.get(name);
   }
 
   /** The Helm releases Phase 0 installs, with the Application the config names to adopt each. */

@@ -132,7 +132,7 @@ function addApplicationFlows(bootstrap: BootstrapPlan, config: ResolvedHomelabCo
       });
       continue;
     }
-    if (access.isolate) network.isolateNamespace(app.namespace, bootstrap.namespaceObject(app.namespace));
+    if (access.isolate) network.isolateNamespace(app.namespace);
     const peer = podPeer(app.namespace, name, access.podSelector ?? {});
     const flows: NetworkFlow[] = [];
     if (access.isolate) {

@@ -14,8 +14,12 @@ export interface ClusterDns {
 
 /** Properties for `NetworkIsolation`. */
 export interface NetworkIsolationProps {
-  /** Namespaces that get a default-deny NetworkPolicy (ingress and egress): only the flows added here are allowed in them. */
-  readonly isolatedNamespaces: readonly string[];
+  /**
+   * Namespaces that get a default-deny NetworkPolicy (ingress and egress), in this construct's chart: only the flows
+   * added here are allowed in them. More with `isolateNamespace()`.
+   * @default []
+   */
+  readonly isolatedNamespaces?: readonly string[];
   /**
    * Addresses (CIDRs) pods reach the Kubernetes API server at, and the API server calls admission webhooks from: the
    * endpoints of the `kubernetes` Service (the control-plane nodes), not its ClusterIP, because policies apply to
@@ -72,7 +76,7 @@ export class NetworkIsolation extends Construct {
 
   constructor(scope: Construct, id: string, props: NetworkIsolationProps) {
     super(scope, id);
-    this.namespaces = new Set(props.isolatedNamespaces);
+    this.namespaces = new Set();
     this.kubernetesApiCidrs = [...props.kubernetesApiCidrs];
     this.kubernetesApiPort = props.kubernetesApiPort ?? 6443;
     this.clusterCidrs = [...props.clusterCidrs];
@@ -81,7 +85,7 @@ export class NetworkIsolation extends Construct {
       throw new Error(`${this.node.path}: 'kubernetesApiCidrs' must name at least one CIDR (the API server's endpoints); without one, ` +
         'no isolated pod could reach the API server.');
     }
-    for (const namespace of this.isolatedNamespaces) this.defineDefaultDeny(namespace);
+    for (const namespace of props.isolatedNamespaces ?? []) this.isolateNamespace(namespace);
   }
 
   /** Namespaces with a default-deny policy, sorted. */
@@ -90,19 +94,14 @@ export class NetworkIsolation extends Construct {
   }
 
   /**
-   * Makes `namespace` default-deny too (an Application that opts in). `namespaceObject`, the construct that defines the
-   * Namespace in the same chart, is then written before the policy.
+   * Makes `namespace` default-deny, writing the policy in `scope` (the first step that applies a workload there), or in
+   * this construct's chart. The first call for a namespace wins. Never put it in the chart that creates the namespace:
+   * a server-side dry-run of that chart on a cluster without the namespace is refused ("namespaces ... not found").
    */
-  public isolateNamespace(namespace: string, namespaceObject?: Construct): void {
+  public isolateNamespace(namespace: string, scope?: Construct): void {
     if (this.namespaces.has(namespace)) return;
     this.namespaces.add(namespace);
-    const policy = this.defineDefaultDeny(namespace);
-    // Applied in one file with it: the Namespace must come first, whatever the construct tree's order.
-    if (namespaceObject) policy.node.addDependency(namespaceObject);
-  }
-
-  private defineDefaultDeny(namespace: string): ApiObject {
-    return new ApiObject(this, `DefaultDeny-${namespace}`, {
+    new ApiObject(scope ?? this, `DefaultDeny-${namespace}`, {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
       metadata: { name: DEFAULT_DENY_POLICY, namespace, labels: { ...COMMON_LABELS } },
@@ -181,18 +180,20 @@ export class NetworkIsolation extends Construct {
     return policy;
   }
 
-  private ingressRules(workload: PodPeer): Record<string, unknown>[] {
+  // An empty list is left out, not written as `[]`: the API server stores no empty list, so a `[]` would be written
+  // again on every server-side apply (found by the cluster test). Without rules, the policy type still denies all.
+  private ingressRules(workload: PodPeer): Record<string, unknown>[] | undefined {
     const rules = this._flows
       .filter((f) => f.to.kind === 'pods' && f.to.name === workload.name)
       .map((f) => ({ from: this.policyPeers(f.from, workload.namespace), ...policyPorts(f) }));
-    return uniqueSorted(rules);
+    return rules.length === 0 ? undefined : uniqueSorted(rules);
   }
 
-  private egressRules(workload: PodPeer): Record<string, unknown>[] {
+  private egressRules(workload: PodPeer): Record<string, unknown>[] | undefined {
     const rules = this._flows
       .filter((f) => f.from.kind === 'pods' && f.from.name === workload.name)
       .map((f) => ({ to: this.policyPeers(f.to, workload.namespace), ...policyPorts(f) }));
-    if (rules.length === 0) return [];
+    if (rules.length === 0) return undefined;
     // Every connection starts with a name lookup (Service names, GitHub, the object store).
     const dns = this.clusterDns;
     rules.push({
