@@ -3,7 +3,10 @@
 // (`node scripts/build-policy-assistant.js`). The matrix keeps to what Policy Assistant's walkthrough mode models
 // (see test/simulation/policy-assistant.ts): numeric ports only, every pod with an IP, ipBlocks that match pod IPs.
 import { evaluateFlow, explainFlow, Flow, FlowEndpoint, NetworkPolicyJson, NetworkProtocol, PodModel } from '../../lib/simulation/network-policy';
+import YAML from 'yaml';
 import { testWith } from '../tools';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { findPolicyAssistant, runPolicyAssistant } from './policy-assistant';
 
 const policyAssistant = findPolicyAssistant();
@@ -104,3 +107,42 @@ paTest('Policy Assistant departs from Kubernetes on NotIn with an absent label; 
   expect(evaluateFlow([notBatch], toGitHub).egress).toMatchObject({ isolated: true, isolatedBy: ['ddb/not-batch'], allowed: false });
   expect(runPolicyAssistant(policyAssistant.command!, [notBatch], [toGitHub])[0]).toMatchObject({ allowed: true, egress: 'no policies targeting egress' });
 });
+
+paTest('the evaluator agrees with Policy Assistant on the reference homelab\'s own NetworkPolicies', () => {
+  // GIVEN the synthesized policies and a pod of every workload they select, plus strangers, all with pod-CIDR addresses
+  // (Policy Assistant matches ipBlocks against pod IPs and models no node, so the API server is left out here)
+  const { tree, bootstrap } = synthesizeHomelab(REFERENCE_HOMELAB);
+  const policies = [...tree.entries()]
+    .filter(([file, content]) => file.endsWith('.yaml') && typeof content === 'string')
+    .flatMap(([, content]) => YAML.parseAllDocuments(content as string).map((d) => d.toJSON()))
+    .filter((d) => d?.kind === 'NetworkPolicy') as NetworkPolicyJson[];
+  const workloads = new Map<string, PodModel>();
+  let ip = 10;
+  for (const f of bootstrap.network!.flows) {
+    for (const end of [f.from, f.to]) {
+      if (end.kind === 'pods' && !workloads.has(end.name)) {
+        workloads.set(end.name, { namespace: end.namespace, name: end.name, labels: { ...end.podSelector }, ip: `10.244.5.${ip++}` });
+      }
+    }
+  }
+  const pods: PodModel[] = [
+    ...workloads.values(),
+    { namespace: 'homarr', name: 'stranger', labels: { app: 'homarr' }, ip: '10.244.6.1' },
+    { namespace: 'monitoring', name: 'prometheus', labels: { 'app.kubernetes.io/name': 'prometheus' }, ip: '10.244.6.2' },
+    { namespace: 'kube-system', name: 'coredns', labels: { 'k8s-app': 'kube-dns' }, ip: '10.244.0.5' },
+  ];
+  const endpoints: FlowEndpoint[] = [...pods, { ip: '140.82.112.3' }];
+  const ports: [number, NetworkProtocol][] = [[5432, 'TCP'], [6379, 'TCP'], [3000, 'TCP'], [2222, 'TCP'], [8000, 'TCP'], [443, 'TCP'], [53, 'UDP'], [8081, 'TCP']];
+  const flows: Flow[] = endpoints.flatMap((from) => endpoints.filter((to) => to !== from && ('namespace' in from || 'namespace' in to))
+    .flatMap((to) => ports.map(([port, protocol]) => ({ from, to, port, protocol }))));
+  // WHEN both decide every flow
+  const ours = flows.map((flow) => evaluateFlow(policies, flow, { ipBlockMatchesPods: true }));
+  const theirs = runPolicyAssistant(policyAssistant.command!, policies, flows);
+  // THEN they agree
+  const disagreements = ours.flatMap((verdict, i) => verdict.allowed === theirs[i].allowed ? [] : [
+    `${explainFlow(verdict)}\n  policy-assistant: ${theirs[i].allowed ? 'Allowed' : 'Denied'}; ingress: ${theirs[i].ingress}; egress: ${theirs[i].egress}`,
+  ]);
+  expect(disagreements).toEqual([]);
+  expect(ours.filter((v) => v.allowed).length).toBeGreaterThan(20);
+  expect(flows.length).toBeGreaterThan(1000);
+}, 300_000);
