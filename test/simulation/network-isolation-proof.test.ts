@@ -1,12 +1,10 @@
-import YAML from 'yaml';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
-import { HomelabConfig } from '../../lib/config/homelab-config';
-import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { NetworkPeer, peerName } from '../../lib/shared/network';
 import {
-  AddressModel, ExpectedFlow, FlowEndpoint, NetworkPolicyEvaluationOptions, NetworkPolicyJson, PodModel, unexpectedVerdicts,
+  AddressModel, ExpectedFlow, FlowEndpoint, NetworkPolicyEvaluationOptions, PodModel, unexpectedVerdicts,
 } from '../../lib/simulation/network-policy';
 import ddbCluster from '../../examples/ddb-cluster.config';
+import { synthesizedPolicies } from './synthesized-policies';
 
 /**
  * The proof of issue 17: the NetworkPolicies the program writes, evaluated statically with NetworkPolicy v1 semantics
@@ -29,14 +27,7 @@ const CILIUM: NetworkPolicyEvaluationOptions = { ipBlockMatchesNodes: true, ipBl
 /** Plain NetworkPolicy semantics where an ipBlock also matches pod IPs (e.g. Calico): the `except` of the cluster CIDRs must hold. */
 const IPBLOCK_MATCHES_PODS: NetworkPolicyEvaluationOptions = { ipBlockMatchesNodes: true, ipBlockMatchesPods: true };
 
-function synthesized(config: HomelabConfig) {
-  const s = synthesizeHomelab(config);
-  const policies = [...s.tree.entries()]
-    .filter(([file, content]) => file.endsWith('.yaml') && typeof content === 'string')
-    .flatMap(([, content]) => YAML.parseAllDocuments(content as string).map((d) => d.toJSON()))
-    .filter((d) => d?.kind === 'NetworkPolicy') as NetworkPolicyJson[];
-  return { ...s, policies };
-}
+const synthesized = synthesizedPolicies;
 
 /** A concrete end for a declared peer. */
 function endpoint(peer: NetworkPeer): FlowEndpoint {

@@ -3,10 +3,9 @@
 // (`node scripts/build-policy-assistant.js`). The matrix keeps to what Policy Assistant's walkthrough mode models
 // (see test/simulation/policy-assistant.ts): numeric ports only, every pod with an IP, ipBlocks that match pod IPs.
 import { evaluateFlow, explainFlow, Flow, FlowEndpoint, NetworkPolicyJson, NetworkProtocol, PodModel } from '../../lib/simulation/network-policy';
-import YAML from 'yaml';
 import { testWith } from '../tools';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
-import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import { synthesizedPolicies } from './synthesized-policies';
 import { findPolicyAssistant, runPolicyAssistant } from './policy-assistant';
 
 const policyAssistant = findPolicyAssistant();
@@ -111,11 +110,7 @@ paTest('Policy Assistant departs from Kubernetes on NotIn with an absent label; 
 paTest('the evaluator agrees with Policy Assistant on the reference homelab\'s own NetworkPolicies', () => {
   // GIVEN the synthesized policies and a pod of every workload they select, plus strangers, all with pod-CIDR addresses
   // (Policy Assistant matches ipBlocks against pod IPs and models no node, so the API server is left out here)
-  const { tree, bootstrap } = synthesizeHomelab(REFERENCE_HOMELAB);
-  const policies = [...tree.entries()]
-    .filter(([file, content]) => file.endsWith('.yaml') && typeof content === 'string')
-    .flatMap(([, content]) => YAML.parseAllDocuments(content as string).map((d) => d.toJSON()))
-    .filter((d) => d?.kind === 'NetworkPolicy') as NetworkPolicyJson[];
+  const { policies, bootstrap } = synthesizedPolicies(REFERENCE_HOMELAB);
   const workloads = new Map<string, PodModel>();
   let ip = 10;
   for (const f of bootstrap.network!.flows) {
