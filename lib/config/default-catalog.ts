@@ -212,6 +212,8 @@ export const DEFAULT_ARGOCD: ArgoCdConfig = {
       sources: [{ kind: 'git-path', path: 'k8s/infra/forgejo-runner' }],
       syncOptions: ['CreateNamespace'],
       managedNamespaceMetadata: PRIVILEGED,
+      // The runner registers with Forgejo and polls it for jobs over HTTP: Forgejo's default-deny must let it in.
+      network: { egressTo: ['forgejo'] },
     },
     'cicd-config': {
       // The Forgejo OAuth setup Job, in Forgejo's (Phase-0) namespace.

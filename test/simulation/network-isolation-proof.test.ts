@@ -67,7 +67,11 @@ describe('the reference homelab\'s NetworkPolicies, evaluated statically', () =>
     { from: APP, to: db, port: 8000, expect: 'deny', why: 'nor the instance manager' },
     { from: APP, to: redis, port: 6379, expect: 'deny', why: 'an application namespace must not reach Redis' },
     { from: APP, to: forgejo, port: 2222, expect: 'deny', why: 'an application namespace must not reach Forgejo\'s SSH' },
-    { from: APP, to: forgejo, port: 3000, expect: 'deny', why: 'nor its HTTP: only the LAN through forgejo-lan, Argo CD and the Jobs' },
+    { from: APP, to: forgejo, port: 3000, expect: 'deny', why: 'nor its HTTP: only the LAN through forgejo-lan, the runner and the Jobs' },
+    {
+      from: pod('forgejo-runner', { app: 'runner' }, 'forgejo-runner'), to: forgejo, port: 2222, expect: 'deny',
+      why: 'the runner reaches Forgejo\'s HTTP (argocd.applications.forgejo-runner.network), not its SSH',
+    },
     { from: APP, to: webhook, port: 9443, expect: 'deny', why: 'only the API server calls the webhook' },
     { from: APP, to: repoServer, port: 8081, expect: 'deny', why: 'only Argo CD\'s components call the repo-server' },
     { from: redis, to: DNS, port: 53, protocol: 'UDP', expect: 'deny', why: 'Redis opens no connection, not even DNS' },
