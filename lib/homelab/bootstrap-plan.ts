@@ -402,6 +402,17 @@ export class BootstrapPlan extends Construct {
     for (const pg of pgSteps) network.isolateNamespace(pg.cluster.namespace, pg.step);
     network.isolateNamespace(this.forgejo.namespace, this.forgejoStep);
     network.isolateNamespace(this.argocd.namespace, this.argocdInstall);
+    // From the first default-deny on, pods reach the API server only at these addresses: the runbook checks the
+    // cluster's own at its first step, before it changes anything.
+    this.namespaces.addPrecondition({
+      kind: 'api-endpoints-within',
+      cidrs: config.network.kubernetesApiCidrs,
+      port: config.network.kubernetesApiPort,
+      cidrsSetting: 'network.kubernetesApiCidrs',
+      portSetting: 'network.kubernetesApiPort',
+      consequence: 'its NetworkPolicies let pods reach the API server only there; outside, the wait Jobs, the CNPG operator ' +
+        'and Argo CD would time out without an error',
+    });
     // Where each workload's allow policy is written: the step that applies the workload.
     network.place(operator.peer, this.cnpgOperator);
     if (this.barmanCloudPlugin && this.barmanCloudPluginStep) network.place(this.barmanCloudPlugin.peer, this.barmanCloudPluginStep);

@@ -1,8 +1,9 @@
 import { helmValuesFile, RenderedStep } from './render-steps';
 import {
-  GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, NoteWhenExistsPrecondition, SelfSignedTlsSecretPrecondition,
-  SkipWhenPrecondition, StepWait,
+  ApiEndpointsWithinPrecondition, GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, NoteWhenExistsPrecondition,
+  SelfSignedTlsSecretPrecondition, SkipWhenPrecondition, StepWait,
 } from '../constructs/bootstrap/waits';
+import { ipv4CidrProblem } from '../shared/network';
 import { MIN_HELM_VERSION } from '../shared/pins';
 
 /**
@@ -310,7 +311,10 @@ function renderStep(p: RenderedStep, variables: ReadonlySet<string>): string[] {
 /** What a step does once it is not skipped: checks, Job deletions, apply, waits. */
 function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   const name = p.step.stepName;
-  const lines: string[] = [];
+  // Read-only checks of the cluster come first, so a failed one stops the step before any of its changes.
+  const lines: string[] = p.step.preconditions
+    .filter((pre): pre is ApiEndpointsWithinPrecondition => pre.kind === 'api-endpoints-within')
+    .map((pre) => renderApiEndpointsCheck(name, pre));
   for (const pre of p.step.preconditions) {
     // local files are checked once, before anything is applied (see renderRunbook), unless checked at their step.
     if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file' || pre.kind === 'secret-from-env-file') && pre.checkedAt === 'step') {
@@ -401,6 +405,25 @@ function renderSkipWhen(stepName: string, s: SkipWhenPrecondition): string {
   }
   if (s.reason.trim() === '') throw new Error(`bootstrap step '${stepName}': skip-when needs a reason, printed when the step is skipped`);
   return `skip_when ${shq(s.resource)} ${shq(s.namespace ?? '')} ${shq(s.jsonPath)} ${shq(s.equals)} ${shq(oneLine(s.reason))}`;
+}
+
+/** The `check_api_endpoints` call of a step's `api-endpoints-within` precondition. */
+function renderApiEndpointsCheck(stepName: string, c: ApiEndpointsWithinPrecondition): string {
+  if (c.cidrs.length === 0) throw new Error(`bootstrap step '${stepName}': api-endpoints-within needs at least one CIDR (${c.cidrsSetting})`);
+  for (const cidr of c.cidrs) {
+    const problem = ipv4CidrProblem(cidr);
+    if (problem !== undefined) throw new Error(`bootstrap step '${stepName}': api-endpoints-within ${c.cidrsSetting}: ${problem}`);
+  }
+  if (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535) {
+    throw new Error(`bootstrap step '${stepName}': api-endpoints-within ${c.portSetting} must be a TCP port (1-65535), got ${c.port}`);
+  }
+  for (const [field, value] of [['cidrsSetting', c.cidrsSetting], ['portSetting', c.portSetting]] as const) {
+    if (!/^[A-Za-z0-9_.[\]-]+$/.test(value)) {
+      throw new Error(`bootstrap step '${stepName}': api-endpoints-within ${field} must name a setting such as 'network.kubernetesApiPort', got '${value}'`);
+    }
+  }
+  if (c.consequence.trim() === '') throw new Error(`bootstrap step '${stepName}': api-endpoints-within needs a consequence, printed when it fails`);
+  return `check_api_endpoints ${shq(c.cidrs.join(' '))} ${c.port} ${shq(c.cidrsSetting)} ${shq(c.portSetting)} ${shq(oneLine(c.consequence))}`;
 }
 
 /** The `note_when_exists` call of a step's `note-when-exists` precondition. */
@@ -938,6 +961,79 @@ note_when_exists() {
   esac
   failed "read $3, to tell whether it exists already" "$SECONDS" "\${err:-kubectl exited with $status}"
   inspect "$(quote kubectl "\${args[@]}")"
+}
+
+# ipv4_number ADDRESS: the dotted IPv4 ADDRESS as one number (10# keeps a leading zero from reading as octal).
+ipv4_number() {
+  local a b c d
+  IFS=. read -r a b c d <<<"$1"
+  printf '%s' "$(( (10#$a << 24) + (10#$b << 16) + (10#$c << 8) + 10#$d ))"
+}
+
+# ipv4_in_cidrs ADDRESS 'CIDR...': succeeds when the IPv4 ADDRESS lies in one of the CIDRs.
+ipv4_in_cidrs() {
+  local address cidr network bits mask
+  address="$(ipv4_number "$1")"
+  for cidr in $2; do
+    network="$(ipv4_number "\${cidr%/*}")"
+    bits="\${cidr#*/}"
+    mask=$(( bits == 0 ? 0 : (0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF ))
+    if (( (address & mask) == (network & mask) )); then return 0; fi
+  done
+  return 1
+}
+
+# check_api_endpoints 'CIDR...' PORT CIDRS-SETTING PORT-SETTING CONSEQUENCE: before the step changes anything, checks
+# that every address kube-apiserver publishes for Service default/kubernetes (its EndpointSlices, one endpoint per API
+# server, the port named https) lies in one of the CIDRs and that the port is PORT: the step's NetworkPolicies let
+# pods reach the API server only there, and a policy sees these addresses, not the Service's ClusterIP. One kube call;
+# stops naming each address or port outside, the setting, CONSEQUENCE and the value that fits.
+check_api_endpoints() {
+  local cidrs="$1" port="$2" status=0 out err kind addresses ports address pair served='' all='' outside='' ipv6='' problems='' fix=''
+  local args=(get endpointslices -n default -l kubernetes.io/service-name=kubernetes
+    -o 'jsonpath={range .items[*]}{.addressType}{"\\t"}{range .endpoints[*]}{.addresses[*]}{" "}{end}{"\\t"}{range .ports[*]}{.name}={.port}{" "}{end}{"\\n"}{end}')
+  local what="the API server's addresses lie in $3 and its port is $4 (EndpointSlices of Service default/kubernetes)"
+  if dry_run; then plan check "the API server's addresses (EndpointSlices of Service default/kubernetes) lie in $cidrs ($3), its https port is $port ($4)"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  out="$(kube "\${args[@]}" 2>"$STAGING/api-endpoints.err")" || status=$?
+  err="$(cat "$STAGING/api-endpoints.err")"
+  if [ "$status" != 0 ]; then
+    failed "read the API server's addresses (EndpointSlices of Service default/kubernetes)" "$SECONDS" "\${err:-kubectl exited with $status}"
+    inspect "$(quote kubectl "\${args[@]:0:6}" -o yaml)"
+  fi
+  while IFS=$'\\t' read -r kind addresses ports; do
+    for address in $addresses; do
+      all="$all$address"$'\\n'
+      if [ "$kind" = IPv6 ] || [[ "$address" == *:* ]]; then ipv6="$ipv6 $address"
+      elif ! [[ "$address" =~ ^[0-9]{1,3}(\\.[0-9]{1,3}){3}$ ]] || ! ipv4_in_cidrs "$address" "$cidrs"; then outside="$outside, $address"; fi
+    done
+    for pair in $ports; do
+      if [ "\${pair%%=*}" = https ]; then served="$served\${pair#*=}"$'\\n'; fi
+    done
+  done <<<"$out"
+  # sorted, unique, one line: 'a b c'
+  all="$(printf '%s' "$all" | sort -u | paste -sd ' ' -)"
+  served="$(printf '%s' "$served" | sort -u | paste -sd ' ' -)"
+  if [ -z "$all" ]; then
+    problems="no EndpointSlice of Service default/kubernetes lists an address (kube-apiserver writes one, named kubernetes)"$'\\n'
+  elif [ -n "$ipv6" ]; then
+    problems="the API server has IPv6 addresses (\${ipv6# }), but $3 holds IPv4 CIDRs only: no policy of this step can allow them"$'\\n'
+    fix="isolate on an IPv4 cluster, or set network.isolatePhase0: false"$'\\n'
+  elif [ -n "$outside" ]; then
+    problems="API server addresses outside $3 ($cidrs): \${outside#, }"$'\\n'
+    fix="set $3: [$(printf '%s\\n' "$all" | tr ' ' '\\n' | sed "s|.*|'&/32'|" | paste -sd ',' - | sed 's/,/, /g')] (every API server address)"$'\\n'
+  fi
+  if [ -n "$all" ] && [ "$served" != "$port" ]; then
+    problems="\${problems}the API server serves on port \${served:-(none named https)}, but $4 is $port"$'\\n'
+    if [[ "$served" =~ ^[0-9]+$ ]]; then fix="\${fix}set $4: $served"$'\\n'; fi
+  fi
+  if [ -n "$problems" ]; then
+    failed "$what" "$SECONDS" "\${problems%$'\\n'}"
+    printf '    Nothing of this step was applied: %s.\\n' "$5" >&2
+    if [ -n "$fix" ]; then printf '%s' "$fix" | sed 's/^/    fix: /' >&2; printf '    (in the homelab config), then synthesize again and re-run\\n' >&2; fi
+    inspect "$(quote kubectl "\${args[@]:0:6}" -o yaml)"
+  fi
+  printf "  ✓ the API server's addresses %s lie in %s (%s), its port is %s (%s)\\n" "\${all// /, }" "$3" "$cidrs" "$port" "$4"
 }
 
 delete_job() { # namespace name

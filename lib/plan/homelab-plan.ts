@@ -234,6 +234,10 @@ export function describePrecondition(pre: Precondition): string {
     case 'note-when-exists':
       return `before applying, the runbook says whether ${pre.description} exists: if it does, ${pre.whenExists}` +
         `${pre.whenAbsent !== undefined ? `; if not, ${pre.whenAbsent}` : ''}. An answer other than the object or NotFound stops the runbook.`;
+    case 'api-endpoints-within':
+      return 'before applying, every address of the API server (EndpointSlices of Service default/kubernetes) lies in ' +
+        `${pre.cidrs.join(', ')} (${pre.cidrsSetting}) and its https port is ${pre.port} (${pre.portSetting}); otherwise the runbook ` +
+        `stops, naming the addresses to write: ${pre.consequence}.`;
     default: {
       // Kinds added later still get a line: the runbook's generated Secrets, then anything naming an object.
       const other: { readonly kind: string; readonly namespace?: string; readonly name?: string; readonly key?: string } = pre;

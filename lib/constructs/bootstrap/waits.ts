@@ -262,6 +262,32 @@ export interface NoteWhenExistsPrecondition {
   readonly whenAbsent?: string;
 }
 
+/**
+ * Every address the API server publishes for the `kubernetes` Service lies in one of `cidrs`, and its `https` port is
+ * `port`: for a step whose NetworkPolicies let pods reach the API server only there. A policy sees the backend a
+ * Service translates to, i.e. these addresses, not the ClusterIP; one outside the CIDRs would make every isolated pod
+ * that talks to the API server time out without an error. The runbook reads them with one `kubectl get endpointslices
+ * -n default -l kubernetes.io/service-name=kubernetes` (bounded by its request timeout) before anything else of the
+ * step: kube-apiserver writes that EndpointSlice itself, named `kubernetes`, one endpoint per API server address and
+ * one port named `https`, the port it serves on (kubernetes v1.30.14 `pkg/controlplane/reconcilers/endpointsadapter.go`
+ * `endpointSliceFromEndpoints`; `pkg/controlplane/controller/kubernetesservice/controller.go` `createEndpointPortSpec(
+ * c.PublicServicePort, "https")`). An address outside, an IPv6 address, another port, no address or an API error
+ * stops the runbook, naming the setting and the value that would fit.
+ */
+export interface ApiEndpointsWithinPrecondition {
+  readonly kind: 'api-endpoints-within';
+  /** IPv4 CIDRs, e.g. `192.168.1.0/24`. */
+  readonly cidrs: readonly string[];
+  /** The port the API server must serve on at those addresses, e.g. 6443. */
+  readonly port: number;
+  /** Where `cidrs` come from, named in the failure and its fix, e.g. `network.kubernetesApiCidrs`. */
+  readonly cidrsSetting: string;
+  /** Where `port` comes from, named in the failure and its fix, e.g. `network.kubernetesApiPort`. */
+  readonly portSetting: string;
+  /** What breaks when an address is outside, printed with the failure, e.g. `the wait Jobs ... time out`. */
+  readonly consequence: string;
+}
+
 /** Checked before a step is applied; the runbook stops with `hint` when it fails. */
 export type Precondition =
   | { readonly kind: 'secret-exists'; readonly namespace: string; readonly name: string; readonly hint: string }
@@ -322,7 +348,8 @@ export type Precondition =
   | SelfSignedTlsSecretPrecondition
   | GitMirrorCurrentPrecondition
   | SkipWhenPrecondition
-  | NoteWhenExistsPrecondition;
+  | NoteWhenExistsPrecondition
+  | ApiEndpointsWithinPrecondition;
 
 /** One line describing a wait, for plans and progress output. */
 export function describeWait(wait: StepWait): string {
