@@ -88,8 +88,38 @@ export function tokenFiles(tree: string, dir: string): Map<string, string> {
 }
 
 /**
- * A bin folder with the built kubectl and the stand-in helm first on PATH, and an age identity and SSH deploy
- * key made for the run.
+ * The `kubernetes` Service's EndpointSlice a real control plane would publish for the tree's config: the runbook's
+ * `check_api_endpoints 'CIDR...' PORT ...` line (the namespaces step, when Phase 0 is isolated) reads it before the
+ * NetworkPolicies are applied. The test API server cannot publish its own: it advertises 127.0.0.1, and kube-apiserver
+ * v1.30 writes the Endpoints `kubernetes` first and refuses a loopback address there ("may not be in the loopback
+ * range", pkg/apis/core/validation/validation.go ValidateNonSpecialIP), so it never writes the EndpointSlice
+ * (pkg/controlplane/reconcilers/endpointsadapter.go: the slice only after the Endpoints) and never overwrites this
+ * one. Its port would be the random test port anyway, not the tree's. So this stands in for the control-plane node:
+ * the first address of the first CIDR on the tree's port, shaped as kube-apiserver writes it (endpointSliceFromEndpoints:
+ * name and label `kubernetes`, addressType IPv4, one ready endpoint per address, one port named https). The real kubectl
+ * then evaluates the runbook's label selector and JSONPath on it. Undefined when the runbook has no check.
+ */
+export function apiServerEndpointSlice(tree: string): Record<string, unknown> | undefined {
+  const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
+  const check = /^\s*check_api_endpoints '?([0-9./ ]+?)'? (\d+) /m.exec(script);
+  if (check === null) return undefined;
+  const [network, prefix] = check[1].split(' ')[0].split('/');
+  const octets = network.split('.').map(Number);
+  // the network's first host (a /32 is the host itself)
+  if (Number(prefix) < 32) octets[3] += 1;
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [octets.join('.')], conditions: { ready: true } }],
+    ports: [{ name: 'https', port: Number(check[2]), protocol: 'TCP' }],
+  };
+}
+
+/**
+ * A bin folder with the built kubectl and the stand-in helm first on PATH, an age identity and SSH deploy key made for
+ * the run, and the `kubernetes` Service's EndpointSlice the runbook checks (`apiServerEndpointSlice`).
  */
 export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.ProcessEnv = {}, options: { cutover?: boolean } = {}): RunbookEnv {
   const dir = path.join(plane.dir, 'runbook');
@@ -125,6 +155,12 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     const keys = line.slice(line.lastIndexOf('\'') + 1).trim().split(' ');
     envFiles[variable] = path.join(dir, `${variable.toLowerCase()}.env`);
     fs.writeFileSync(envFiles[variable], keys.map((k) => `${k}=test-${k.toLowerCase()}\n`).join(''), { mode: 0o600 });
+  }
+  const slice = apiServerEndpointSlice(tree);
+  if (slice !== undefined) {
+    const r = spawnSync(plane.binaries.kubectl, ['--kubeconfig', plane.kubeconfig, 'apply', '--server-side', '--field-manager=homelab-test-standin', '-f', '-'],
+      { input: JSON.stringify(slice), encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`applying the stand-in EndpointSlice default/kubernetes failed: ${r.stderr}`);
   }
   for (const [variable, file] of tokenFiles(tree, dir)) {
     if (fs.existsSync(file)) continue;
