@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import { describeWait, StepWait } from '../constructs/bootstrap/waits';
+import { ApiEndpointsWithinPrecondition, describeWait, StepWait } from '../constructs/bootstrap/waits';
 import { OutputTree } from '../output/output-tree';
 import { RenderedStep } from '../output/render-steps';
 import { builtinCnpgClusterHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
@@ -179,6 +179,10 @@ class BringUp {
       for (const pre of p.step.preconditions) {
         if (pre.kind === 'secret-exists' && !this.world.secretExists(pre.namespace, pre.name)) {
           return this.end('Failed', where, `Secret ${pre.namespace}/${pre.name} is missing: ${pre.hint}`);
+        }
+        if (pre.kind === 'api-endpoints-within') {
+          const problem = apiEndpointsProblem(pre, this.world.faults.apiServerEndpoints);
+          if (problem !== undefined) return this.end('Failed', where, problem);
         }
       }
       // bootstrap.sh deletes a wait Job before applying it again (delete_job), so a re-run waits afresh.
@@ -550,4 +554,33 @@ function jsonPath(obj: Obj, path: string): string {
   if (!m) return '';
   const v = m[1].split('.').reduce<any>((o, k) => (o === undefined ? undefined : o[k]), obj);
   return v === undefined ? '' : String(v);
+}
+
+/** A dotted IPv4 address as a number, or undefined when it is none. */
+function ipv4Number(address: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (!m || m.slice(1).some((o) => Number(o) > 255)) return undefined;
+  return m.slice(1).reduce((n, o) => n * 256 + Number(o), 0);
+}
+
+/**
+ * What bootstrap.sh's check_api_endpoints stops on (lib/output/render-runbook.ts), for the API server at `actual`:
+ * an IPv6 address, one outside every CIDR, another port. Undefined when it passes; by default the simulated API server
+ * is where the config says.
+ */
+function apiEndpointsProblem(pre: ApiEndpointsWithinPrecondition, actual: Faults['apiServerEndpoints']): string | undefined {
+  if (actual === undefined) return undefined;
+  const inside = (address: number) => pre.cidrs.some((cidr) => {
+    const [network, bits] = cidr.split('/');
+    const size = 2 ** (32 - Number(bits));
+    return Math.floor(address / size) === Math.floor(ipv4Number(network)! / size);
+  });
+  const ipv6 = actual.addresses.filter((a) => a.includes(':'));
+  if (ipv6.length > 0) return `the API server has IPv6 addresses (${ipv6.join(', ')}), but ${pre.cidrsSetting} holds IPv4 CIDRs only`;
+  const outside = actual.addresses.filter((a) => { const n = ipv4Number(a); return n === undefined || !inside(n); });
+  const problems = [
+    ...(outside.length > 0 ? [`API server addresses outside ${pre.cidrsSetting} (${pre.cidrs.join(' ')}): ${outside.join(', ')}`] : []),
+    ...(actual.port !== pre.port ? [`the API server serves on port ${actual.port}, but ${pre.portSetting} is ${pre.port}`] : []),
+  ];
+  return problems.length > 0 ? `${problems.join('; ')}: ${pre.consequence}` : undefined;
 }

@@ -38,6 +38,12 @@ export interface Faults {
    * the `cnpg.io/pluginName` label); a plugin whose install step is missing altogether needs no fault.
    */
   readonly unregisteredPlugins?: readonly string[];
+  /**
+   * Where the API server really is: the addresses and the https port of the `kubernetes` Service's EndpointSlice (a
+   * control-plane node the config's `network.kubernetesApiCidrs` missed, or another port).
+   * @default - inside every CIDR the runbook checks, on the port it expects
+   */
+  readonly apiServerEndpoints?: { readonly addresses: readonly string[]; readonly port: number };
 }
 
 /** A live object and when it was created. */
