@@ -410,8 +410,8 @@ export class BootstrapPlan extends Construct {
       port: config.network.kubernetesApiPort,
       cidrsSetting: 'network.kubernetesApiCidrs',
       portSetting: 'network.kubernetesApiPort',
-      consequence: 'its NetworkPolicies let pods reach the API server only there; outside, the wait Jobs, the CNPG operator ' +
-        'and Argo CD would time out without an error',
+      consequence: 'the NetworkPolicies of the next steps let pods reach the API server only there; outside, the wait Jobs, ' +
+        'the CNPG operator and Argo CD would time out without an error',
     });
     // Where each workload's allow policy is written: the step that applies the workload.
     network.place(operator.peer, this.cnpgOperator);
