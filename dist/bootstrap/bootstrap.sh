@@ -512,6 +512,79 @@ note_when_exists() {
   inspect "$(quote kubectl "${args[@]}")"
 }
 
+# ipv4_number ADDRESS: the dotted IPv4 ADDRESS as one number (10# keeps a leading zero from reading as octal).
+ipv4_number() {
+  local a b c d
+  IFS=. read -r a b c d <<<"$1"
+  printf '%s' "$(( (10#$a << 24) + (10#$b << 16) + (10#$c << 8) + 10#$d ))"
+}
+
+# ipv4_in_cidrs ADDRESS 'CIDR...': succeeds when the IPv4 ADDRESS lies in one of the CIDRs.
+ipv4_in_cidrs() {
+  local address cidr network bits mask
+  address="$(ipv4_number "$1")"
+  for cidr in $2; do
+    network="$(ipv4_number "${cidr%/*}")"
+    bits="${cidr#*/}"
+    mask=$(( bits == 0 ? 0 : (0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF ))
+    if (( (address & mask) == (network & mask) )); then return 0; fi
+  done
+  return 1
+}
+
+# check_api_endpoints 'CIDR...' PORT CIDRS-SETTING PORT-SETTING CONSEQUENCE: before the step changes anything, checks
+# that every address kube-apiserver publishes for Service default/kubernetes (its EndpointSlices, one endpoint per API
+# server, the port named https) lies in one of the CIDRs and that the port is PORT: the step's NetworkPolicies let
+# pods reach the API server only there, and a policy sees these addresses, not the Service's ClusterIP. One kube call;
+# stops naming each address or port outside, the setting, CONSEQUENCE and the value that fits.
+check_api_endpoints() {
+  local cidrs="$1" port="$2" status=0 out err kind addresses ports address pair served='' all='' outside='' ipv6='' problems='' fix=''
+  local args=(get endpointslices -n default -l kubernetes.io/service-name=kubernetes
+    -o 'jsonpath={range .items[*]}{.addressType}{"\t"}{range .endpoints[*]}{.addresses[*]}{" "}{end}{"\t"}{range .ports[*]}{.name}={.port}{" "}{end}{"\n"}{end}')
+  local what="the API server's addresses lie in $3 and its port is $4 (EndpointSlices of Service default/kubernetes)"
+  if dry_run; then plan check "the API server's addresses (EndpointSlices of Service default/kubernetes) lie in $cidrs ($3), its https port is $port ($4)"; return 0; fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  out="$(kube "${args[@]}" 2>"$STAGING/api-endpoints.err")" || status=$?
+  err="$(cat "$STAGING/api-endpoints.err")"
+  if [ "$status" != 0 ]; then
+    failed "read the API server's addresses (EndpointSlices of Service default/kubernetes)" "$SECONDS" "${err:-kubectl exited with $status}"
+    inspect "$(quote kubectl "${args[@]:0:6}" -o yaml)"
+  fi
+  while IFS=$'\t' read -r kind addresses ports; do
+    for address in $addresses; do
+      all="$all$address"$'\n'
+      if [ "$kind" = IPv6 ] || [[ "$address" == *:* ]]; then ipv6="$ipv6 $address"
+      elif ! [[ "$address" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || ! ipv4_in_cidrs "$address" "$cidrs"; then outside="$outside, $address"; fi
+    done
+    for pair in $ports; do
+      if [ "${pair%%=*}" = https ]; then served="$served${pair#*=}"$'\n'; fi
+    done
+  done <<<"$out"
+  # sorted, unique, one line: 'a b c'
+  all="$(printf '%s' "$all" | sort -u | paste -sd ' ' -)"
+  served="$(printf '%s' "$served" | sort -u | paste -sd ' ' -)"
+  if [ -z "$all" ]; then
+    problems="no EndpointSlice of Service default/kubernetes lists an address (kube-apiserver writes one, named kubernetes)"$'\n'
+  elif [ -n "$ipv6" ]; then
+    problems="the API server has IPv6 addresses (${ipv6# }), but $3 holds IPv4 CIDRs only: no policy of this step can allow them"$'\n'
+    fix="isolate on an IPv4 cluster, or set network.isolatePhase0: false"$'\n'
+  elif [ -n "$outside" ]; then
+    problems="API server addresses outside $3 ($cidrs): ${outside#, }"$'\n'
+    fix="set $3: [$(printf '%s\n' "$all" | tr ' ' '\n' | sed "s|.*|'&/32'|" | paste -sd ',' - | sed 's/,/, /g')] (every API server address)"$'\n'
+  fi
+  if [ -n "$all" ] && [ "$served" != "$port" ]; then
+    problems="${problems}the API server serves on port ${served:-(none named https)}, but $4 is $port"$'\n'
+    if [[ "$served" =~ ^[0-9]+$ ]]; then fix="${fix}set $4: $served"$'\n'; fi
+  fi
+  if [ -n "$problems" ]; then
+    failed "$what" "$SECONDS" "${problems%$'\n'}"
+    printf '    Nothing of this step was applied: %s.\n' "$5" >&2
+    if [ -n "$fix" ]; then printf '%s' "$fix" | sed 's/^/    fix: /' >&2; printf '    (in the homelab config), then synthesize again and re-run\n' >&2; fi
+    inspect "$(quote kubectl "${args[@]:0:6}" -o yaml)"
+  fi
+  printf "  ✓ the API server's addresses %s lie in %s (%s), its port is %s (%s)\n" "${all// /, }" "$3" "$cidrs" "$port" "$4"
+}
+
 delete_job() { # namespace name
   local out
   if dry_run; then plan delete "Job $1/$2 (Jobs are immutable: the re-applied Job runs again)"; return 0; fi
@@ -803,6 +876,7 @@ need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-ke
 confirm_cluster
 
 step 1 namespaces 'namespaces with Pod Security labels'
+check_api_endpoints 192.168.1.0/24 6443 network.kubernetesApiCidrs network.kubernetesApiPort 'the NetworkPolicies of the next steps let pods reach the API server only there; outside, the wait Jobs, the CNPG operator and Argo CD would time out without an error'
 apply namespaces -f 01-namespaces.yaml
 
 step 2 cilium 'Cilium, the CNI (helm upgrade --install of the pinned chart with the Talos settings)'
