@@ -133,6 +133,25 @@ describe('network isolation of the synthesized homelabs: the exact allow list', 
       }]);
     });
 
+    test('no empty list or empty matchLabels: the API server stores neither, so each would be rewritten on every re-run', () => {
+      const policies = [...tree.entries()].filter(([f]) => f.endsWith('.yaml')).flatMap(([, c]) => docs(c as string)).filter((d) => d.kind === 'NetworkPolicy');
+      expect(policies.length).toBeGreaterThan(15);
+      const empty: string[] = [];
+      const walk = (v: unknown, where: string): void => {
+        if (Array.isArray(v)) {
+          if (v.length === 0) empty.push(where);
+          v.forEach((x, i) => walk(x, `${where}[${i}]`));
+        } else if (v !== null && typeof v === 'object') {
+          for (const [k, x] of Object.entries(v)) {
+            if (k === 'matchLabels' && Object.keys(x as object).length === 0) empty.push(`${where}.${k}`);
+            walk(x, `${where}.${k}`);
+          }
+        }
+      };
+      for (const p of policies) walk(p.spec, `${p.metadata.namespace}/${p.metadata.name}`);
+      expect(empty).toEqual([]);
+    });
+
     test('Cilium is told to let ipBlocks select node addresses, so the API server allow works', () => {
       expect(YAML.parse(tree.get('bootstrap/02-cilium/values.yaml') as string).policyCIDRMatchMode).toEqual(['nodes']);
     });

@@ -170,7 +170,7 @@ export class NetworkIsolation extends Construct {
       kind: 'NetworkPolicy',
       metadata: { name: policyName(workload), namespace: workload.namespace, labels: { ...COMMON_LABELS } },
       spec: {
-        podSelector: { matchLabels: { ...workload.podSelector } },
+        podSelector: labelSelector(workload.podSelector),
         policyTypes: ['Ingress', 'Egress'],
         ingress: Lazy.any({ produce: () => this.ingressRules(workload) }),
         egress: Lazy.any({ produce: () => this.egressRules(workload) }),
@@ -197,7 +197,7 @@ export class NetworkIsolation extends Construct {
     // Every connection starts with a name lookup (Service names, GitHub, the object store).
     const dns = this.clusterDns;
     rules.push({
-      to: [{ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } }, podSelector: { matchLabels: { ...dns.podSelector } } }],
+      to: [{ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: dns.namespace } }, podSelector: labelSelector(dns.podSelector) }],
       ...policyPorts({ ports: [{ port: dns.port, protocol: 'UDP' }, { port: dns.port, protocol: 'TCP' }] }),
     });
     return uniqueSorted(rules);
@@ -210,12 +210,12 @@ export class NetworkIsolation extends Construct {
       : ns === namespace ? {} : { namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: ns } } };
     switch (peer.kind) {
       case 'pods':
-        return [{ ...inNamespace(peer.namespace), podSelector: { matchLabels: { ...peer.podSelector } } }];
+        return [{ ...inNamespace(peer.namespace), podSelector: labelSelector(peer.podSelector) }];
       case 'selected-pods': {
         const where = inNamespace(peer.namespace);
         // An empty podSelector next to a namespaceSelector means every pod of those namespaces; alone it would mean
         // every pod of the policy's own namespace, so it is spelled out only when it selects something.
-        const pods = peer.podSelector ? { podSelector: { matchLabels: { ...peer.podSelector } } } : {};
+        const pods = peer.podSelector ? { podSelector: labelSelector(peer.podSelector) } : {};
         return [{ ...(Object.keys(where).length === 0 && !peer.podSelector ? { podSelector: {} } : where), ...pods }];
       }
       case 'kubernetes-api':
@@ -223,7 +223,7 @@ export class NetworkIsolation extends Construct {
       case 'cluster-dns':
         return [{
           namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: this.clusterDns.namespace } },
-          podSelector: { matchLabels: { ...this.clusterDns.podSelector } },
+          podSelector: labelSelector(this.clusterDns.podSelector),
         }];
       case 'outside-cluster':
         return [{ ipBlock: { cidr: '0.0.0.0/0', except: [...this.clusterCidrs] } }];
@@ -234,6 +234,14 @@ export class NetworkIsolation extends Construct {
   public get kubernetesApiPorts(): NetworkPort[] {
     return [{ port: this.kubernetesApiPort, name: 'https' }];
   }
+}
+
+/**
+ * A label selector matching `labels`; `{}` (every pod) when there are none, not `{ matchLabels: {} }`, which the API
+ * server stores as `{}`, so it would be written again on every server-side apply (found by the cluster test).
+ */
+function labelSelector(labels: Readonly<Record<string, string>>): Record<string, unknown> {
+  return Object.keys(labels).length === 0 ? {} : { matchLabels: { ...labels } };
 }
 
 /** `allow-<workload>`: the part of the peer's name after its namespace. */
