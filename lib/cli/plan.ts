@@ -8,5 +8,6 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 runCli('plan', process.argv.slice(2), (config, options) => ({
-  exitCode: runPlan(config, options, { stdout: process.stdout, stderr: process.stderr, isTTY: process.stdout.isTTY === true, env: process.env }),
+  // Warnings are said against the committed output, dist/ where npm runs.
+  exitCode: runPlan(config, { ...options, committed: 'dist' }, { stdout: process.stdout, stderr: process.stderr, isTTY: process.stdout.isTTY === true, env: process.env }),
 }));

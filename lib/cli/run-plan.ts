@@ -6,6 +6,9 @@ import { renderPlanText } from '../plan/render-plan-text';
 import { useColor } from '../plan/text-layout';
 import { planSteps } from '../output/render-steps';
 import { formatTimeline, Lua51HealthEvaluator, scenariosFor, simulateBringUp, SimulationInput } from '../simulation';
+import * as fs from 'fs';
+import { readTree } from '../output/output-tree';
+import { warningsAgainst } from './synth';
 
 /** Where `runPlan()` writes, and what it knows about the terminal. */
 export interface PlanIo {
@@ -24,7 +27,9 @@ export type ColorMode = 'auto' | 'always' | 'never';
  * The `plan` command: synthesizes `config` in memory (nothing is written) and prints the plan, coloured
  * according to `color`. Returns the exit code: 0, or 1 when the config is invalid.
  */
-export function runPlan(config: HomelabConfig, options: { readonly color: ColorMode; readonly scenario?: string }, io: PlanIo): number {
+export function runPlan(
+  config: HomelabConfig, options: { readonly color: ColorMode; readonly scenario?: string; readonly committed?: string }, io: PlanIo,
+): number {
   const mode = options.color;
   let synthesis;
   try {
@@ -38,6 +43,10 @@ export function runPlan(config: HomelabConfig, options: { readonly color: ColorM
   }
   const plan = buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd });
   io.stdout.write(renderPlanText(plan, { color: useColor({ isTTY: io.isTTY, env: io.env, mode }) }));
+  // The same warnings synth prints, against the committed output.
+  if (options.committed !== undefined && fs.existsSync(options.committed)) {
+    io.stderr.write(warningsAgainst(readTree(options.committed), synthesis.tree, `${options.committed}/`));
+  }
   return 0;
 }
 

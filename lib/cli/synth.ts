@@ -4,6 +4,8 @@ import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { OutputValidationError } from '../validation/output-problem';
 import { diffTrees, formatDiff, isEmptyDiff } from '../output/diff-tree';
 import { OutputTree, readTree, writeTree } from '../output/output-tree';
+import * as fs from 'fs';
+import { changeWarnings, reviewTrees } from '../review';
 
 /** What a synthesis command did: its exit code and what it printed. */
 export interface SynthResult {
@@ -44,11 +46,25 @@ export function synthesizeToDisk(config: HomelabConfig, options: SynthOptions = 
       ? { exitCode: 0, stdout: `${outdir}/ matches the config (${tree.size} files).\n`, stderr: '' }
       : { exitCode: 1, stdout: '', stderr: `${formatDiff(diff, outdir)}\n` };
   }
+  // Valid, but dangerous next to what was there: said before the old output is replaced, never silently.
+  const warnings = fs.existsSync(outdir) ? warningsAgainst(readTree(outdir), tree, `${outdir}/`) : '';
   writeTree(tree, outdir);
   // Under `cdk8s synth`, the CLI lists the manifests of its own output folder (CDK8S_OUTDIR, which it
   // deletes first); give it a copy there. dist/ itself is never the CLI's folder.
   if (env.cliOutdir && env.cliOutdir !== outdir) writeTree(tree, env.cliOutdir);
-  return { exitCode: 0, stdout: `Synthesized ${tree.size} files into ${outdir}/\n`, stderr: '' };
+  return { exitCode: 0, stdout: `Synthesized ${tree.size} files into ${outdir}/\n`, stderr: warnings };
+}
+
+/**
+ * The warnings of `changeWarnings` for `tree` against `previous` (the output it replaces, named `where`), as text for
+ * stderr; empty when nothing risky changed or there was no previous output.
+ */
+export function warningsAgainst(previous: OutputTree, tree: OutputTree, where: string): string {
+  if (previous.size === 0) return '';
+  const lines = changeWarnings(reviewTrees(previous, tree));
+  if (lines.length === 0) return '';
+  return `Warning: compared with ${where} before it, this output\n${lines.map((l) => `  - ${l}`).join('\n')}\n` +
+    'Review it with `npm run diff` before you commit; the runbook and Argo CD apply it as it is.\n';
 }
 
 /**

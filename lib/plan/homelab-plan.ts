@@ -13,6 +13,7 @@ import { describeWait, HelmReleaseSpec, Precondition } from '../constructs/boots
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 import { PlannedDataProtection, planDataProtection } from './data-protection';
 import { PlannedNetwork, planNetwork } from './network';
+import { configWarnings } from './config-warnings';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -158,6 +159,8 @@ export interface HomelabPlan {
   readonly dataProtection: PlannedDataProtection;
   /** The Phase-0 namespaces' isolation and the connectivity matrix. */
   readonly network: PlannedNetwork;
+  /** Settings that lose data or protection by design, with their config paths. */
+  readonly warnings: readonly string[];
 }
 
 /** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
@@ -199,6 +202,7 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     cutover: planCutover(input),
     dataProtection: planDataProtection(input.config, bootstrap, argocd),
     network: planNetwork(input.config, bootstrap),
+    warnings: configWarnings(input.config),
   };
 }
 

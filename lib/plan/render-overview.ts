@@ -62,6 +62,8 @@ export function renderOverview(plan: HomelabPlan): string {
     ...dataProtectionSection(plan.dataProtection),
     '',
     ...networkSection(plan.network),
+    ...(plan.warnings.length > 0 ? ['', '## Warnings', '', 'Valid settings that lose data or protection by design:', '',
+      ...plan.warnings.map((w) => `- ${text(w)}`)] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -41,6 +41,8 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
     ...dataProtection(plan.dataProtection, width, style),
     '',
     ...network(plan.network, width, style),
+    ...(plan.warnings.length > 0 ? ['', ...heading('Warnings: settings that lose data or protection by design', width, style),
+      ...plan.warnings.flatMap((w) => wrap(style.yellow(w), width, '  - ', '    '))] : []),
   ];
   return `${out.join('\n')}\n`;
 }

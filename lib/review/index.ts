@@ -4,3 +4,4 @@ export * from './cnpg-webhook-rules';
 export * from './review-changes';
 export * from './render-review';
 export * from './git-tree';
+export * from './synth-warnings';
