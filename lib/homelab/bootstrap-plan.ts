@@ -445,21 +445,17 @@ export class BootstrapPlan extends Construct {
     // Forgejo after the cutover.
     for (const credential of [this.seedCredential, this.repoCredential]) {
       if (!credential) continue;
-      network.addFlow({
-        from: this.argocd.repoServerPeer, to: this.gitHostPeer(credential.url), ports: [this.gitHostPort(credential.url)],
-        reason: `RepoCredential.url: Argo CD reads ${credential.url}`,
-      });
+      const host = this.gitHost(credential.url);
+      network.addFlow({ from: this.argocd.repoServerPeer, to: host.peer, ports: [host.port], reason: `RepoCredential.url: Argo CD reads ${credential.url}` });
     }
     return network;
   }
 
-  /** Forgejo's pods for its in-cluster URL, else the host outside the cluster. */
-  private gitHostPeer(url: string): NetworkPeer {
-    return url.startsWith(this.forgejo.inClusterHttpUrl) ? this.forgejo.peer : urlPeer(url, 'git host');
-  }
-
-  private gitHostPort(url: string): NetworkPort {
-    return url.startsWith(this.forgejo.inClusterHttpUrl) ? { port: this.forgejo.httpPort, name: 'http' } : urlPort(url);
+  /** Where a git URL is served: Forgejo's pods and HTTP port for its in-cluster URL, else the host outside the cluster. */
+  private gitHost(url: string): { peer: NetworkPeer; port: NetworkPort } {
+    return url.startsWith(this.forgejo.inClusterHttpUrl)
+      ? { peer: this.forgejo.peer, port: { port: this.forgejo.httpPort, name: 'http' } }
+      : { peer: urlPeer(url, 'git host'), port: urlPort(url) };
   }
 
   /**

@@ -27,10 +27,10 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
   if (network.isIsolated(mirror.namespace)) network.place(mirror.peer, bootstrap.forgejoStep);
   network.addWorkload(mirror);
 
-  for (const [host, port] of chartRepositories(argocd)) {
+  for (const [host, { port, apps }] of chartRepositories(argocd)) {
     network.addFlow({
       from: bootstrap.argocd.repoServerPeer, to: outsideCluster(`${host} (Helm charts)`), ports: [port],
-      reason: `HomelabApplication.sources: ${[...argocd.applications.values()].filter((a) => a.sources.some((s) => s.kind === 'helm-chart' && urlHost(s.repoURL) === host)).map((a) => a.name).sort().join(', ')}`,
+      reason: `HomelabApplication.sources: ${[...apps].sort().join(', ')}`,
     });
   }
 
@@ -150,15 +150,18 @@ function addApplicationFlows(bootstrap: BootstrapPlan, config: ResolvedHomelabCo
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
-/** Every Helm repository host an Application installs a chart from, with its port, sorted. */
-function chartRepositories(argocd: ArgoCdChart): [string, NetworkPort][] {
-  const hosts = new Map<string, NetworkPort>();
+/** Every Helm repository host an Application installs a chart from, with its port and those Applications, sorted by host. */
+function chartRepositories(argocd: ArgoCdChart): [string, { port: NetworkPort; apps: Set<string> }][] {
+  const hosts = new Map<string, { port: NetworkPort; apps: Set<string> }>();
   for (const app of argocd.applications.values()) {
     for (const source of app.sources) {
       if (source.kind !== 'helm-chart') continue;
       // An OCI registry is HTTPS (`oci://` only tells Helm to use the OCI protocol).
       const url = source.repoURL.replace(/^oci:\/\//, 'https://');
-      hosts.set(urlHost(url), urlPort(url));
+      const host = urlHost(url);
+      const entry = hosts.get(host) ?? { port: urlPort(url), apps: new Set<string>() };
+      entry.apps.add(app.name);
+      hosts.set(host, entry);
     }
   }
   return [...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
