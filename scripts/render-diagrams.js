@@ -12,7 +12,7 @@
 //      test/fixtures/configs/risky-change.config.ts against the committed dist/ (lib/review/render-review.ts).
 // Each block goes to its own SVG in a temporary folder. A block fails when mmdc exits non-zero (mermaid's parser
 // throws: mmdc prints "Parse error on line N" and exits 1) or when the SVG it wrote is Mermaid's error picture
-// anyway ("Syntax error in text"; "Maximum text size in diagram exceeded", which mermaid 12.3.0 draws instead of a
+// anyway ("Syntax error in text"; "Maximum text size in diagram exceeded", which mermaid 11.17.2 draws instead of a
 // source over `maxTextSize`, 50,000 characters, and exits 0). Exit 0 when every block renders, 1 otherwise, naming
 // the file, the block's line and mermaid's message.
 'use strict';

@@ -32,7 +32,7 @@ export class MermaidIds {
  * A quoted Mermaid label made of `lines` (joined with `<br/>`). Characters that Mermaid or its HTML labels
  * would read as syntax (`"`, `#`, `<`, `>`, `` ` ``, `&`) are written as Mermaid entity codes (`#quot;`, `#35;`),
  * so any text is shown as written; inside quotes, brackets and parentheses are plain text. `&` is among them
- * because the label becomes HTML: rendered by mermaid-cli 12.2.0 (mermaid 12.3.0), `a &amp; b` showed as `a & b`
+ * because the label becomes HTML: rendered by mermaid-cli 11.12.0 (mermaid 11.17.2; 12.3.0 did the same), `a &amp; b` showed as `a & b`
  * (`npm run diagrams` renders what the program writes; test/plan/mermaid-render.test.ts renders these labels).
  */
 export function mermaidLabel(...lines: string[]): string {
