@@ -7,6 +7,8 @@
 #   - etcd (Debian's etcd-server) is the datastore of the cluster test's kube-apiserver (npm run test:cluster;
 #     the API server itself is built from Go modules by scripts/build-control-plane.js);
 #   - openssl generates the cluster test's certificates;
+#   - Chromium (Debian's) is the browser mermaid-cli drives to render every Mermaid diagram the program writes
+#     (npm run diagrams; mermaid-cli itself is the pinned tool package tools/mermaid, which downloads no browser);
 #   - BusyBox runs Forgejo's restore script with the `sh` and `tar` of the Alpine-based rclone image (test/constructs/forgejo);
 #   - kubectl comes from the Debian package kubernetes-client. Debian 12 ships kubectl 1.20, older than the
 #     runbook's minimum, so it serves offline checks only; a machine that already has a kubectl keeps it.
@@ -15,11 +17,11 @@
 set -euo pipefail
 
 missing=()
-for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1 etcd:etcd-server openssl:openssl busybox:busybox; do
+for pair in shellcheck:shellcheck yamllint:yamllint kubectl:kubernetes-client lua5.1:lua5.1 etcd:etcd-server openssl:openssl busybox:busybox chromium:chromium; do
   if ! command -v "${pair%%:*}" >/dev/null 2>&1; then missing+=("${pair#*:}"); fi
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-tools: shellcheck, yamllint, kubectl, lua5.1, etcd, openssl and busybox are present"
+  echo "install-tools: shellcheck, yamllint, kubectl, lua5.1, etcd, openssl, busybox and chromium are present"
   exit 0
 fi
 
@@ -44,6 +46,6 @@ done
 if [ "${#available[@]}" -gt 0 ]; then
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${available[@]}"
 fi
-for tool in shellcheck yamllint kubectl etcd; do
+for tool in shellcheck yamllint kubectl etcd chromium; do
   if command -v "$tool" >/dev/null 2>&1; then echo "install-tools: $tool: $(command -v "$tool")"; fi
 done

@@ -30,8 +30,10 @@ export class MermaidIds {
 
 /**
  * A quoted Mermaid label made of `lines` (joined with `<br/>`). Characters that Mermaid or its HTML labels
- * would read as syntax (`"`, `#`, `<`, `>`, `` ` ``) are written as entity
- * codes, so any text is safe; inside quotes, brackets and parentheses are plain text.
+ * would read as syntax (`"`, `#`, `<`, `>`, `` ` ``, `&`) are written as Mermaid entity codes (`#quot;`, `#35;`),
+ * so any text is shown as written; inside quotes, brackets and parentheses are plain text. `&` is among them
+ * because the label becomes HTML: rendered by mermaid-cli 11.12.0 (mermaid 11.17.2; 12.3.0 did the same), `a &amp; b` showed as `a & b`
+ * (`npm run diagrams` renders what the program writes; test/plan/mermaid-render.test.ts renders these labels).
  */
 export function mermaidLabel(...lines: string[]): string {
   return `"${lines.map(escapeLabelText).join('<br/>')}"`;
@@ -43,8 +45,9 @@ const ENTITIES: Readonly<Record<string, string>> = {
   '<': '#lt;',
   '>': '#gt;',
   '`': '#96;',
+  '&': '#38;',
 };
 
 function escapeLabelText(text: string): string {
-  return text.replace(/[#"<>`]/g, (c) => ENTITIES[c]);
+  return text.replace(/[#"<>`&]/g, (c) => ENTITIES[c]);
 }

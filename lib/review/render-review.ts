@@ -1,3 +1,4 @@
+import { MermaidIds, mermaidLabel } from '../plan/mermaid';
 import { textStyle, wrap } from '../plan/text-layout';
 import { formatPath, showValue } from './object-diff';
 import { isRisky, ObjectChange, Review, RiskClass } from './review-changes';
@@ -93,6 +94,53 @@ export function renderReviewText(review: Review, sides: ReviewSides, options: { 
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * Most severe first, for the diagram's colour: lost data cannot be brought back, a refused apply can be retried,
+ * a runbook step is work, a pin move is information.
+ */
+const SEVERITY: readonly RiskClass[] = ['destroys-data', 'breaks-apply', 'needs-runbook', 'moves-pin'];
+/** Mermaid class name and style of each colour; dark text on a light fill reads in both light and dark themes. */
+const DIAGRAM_STYLE: Record<RiskClass | 'none', { readonly className: string; readonly colour: string; readonly style: string }> = {
+  'destroys-data': { className: 'destroysData', colour: 'red', style: 'fill:#f8d7da,stroke:#b02a37,color:#000' },
+  'breaks-apply': { className: 'breaksApply', colour: 'orange', style: 'fill:#ffe5d0,stroke:#ca6510,color:#000' },
+  'needs-runbook': { className: 'needsRunbook', colour: 'yellow', style: 'fill:#fff3cd,stroke:#997404,color:#000' },
+  'moves-pin': { className: 'movesPin', colour: 'blue', style: 'fill:#cfe2ff,stroke:#0a58ca,color:#000' },
+  none: { className: 'quiet', colour: 'grey', style: 'fill:#e9ecef,stroke:#6c757d,color:#000' },
+};
+
+/**
+ * The pull-request comment's picture: the bootstrap steps and Argo CD waves this change touches, in the order the
+ * runbook and Argo CD apply them, each box coloured by the most severe class among its objects. A Mermaid
+ * `flowchart` source without the Markdown fence; undefined when nothing changes. `npm run diagrams` renders it
+ * with the real Mermaid renderer.
+ */
+export function reviewDiagram(review: Review): string | undefined {
+  const touched = groups(review);
+  if (touched.length === 0) return undefined;
+  const ids = new MermaidIds();
+  const lines = ['flowchart LR'];
+  const byClass = new Map<RiskClass | 'none', string[]>();
+  for (const g of touched) {
+    const id = ids.id('group', g.title);
+    const kinds = (['added', 'removed', 'changed'] as const).map((k) => [k, g.changes.filter((c) => c.change === k).length] as const)
+      .filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+    const classes = SEVERITY.map((cls) => [cls, g.changes.filter((c) => c.findings.some((f) => f.class === cls)).length] as const)
+      .filter(([, n]) => n > 0).map(([cls, n]) => `${LABEL[cls]}: ${n}`);
+    const objects = `${g.changes.length} object${g.changes.length === 1 ? '' : 's'} (${kinds.join(', ')})`;
+    lines.push(`  ${id}[${mermaidLabel(g.title, objects, ...(classes.length > 0 ? [classes.join(', ')] : []))}]`);
+    const worst = SEVERITY.find((cls) => g.changes.some((c) => c.findings.some((f) => f.class === cls))) ?? 'none';
+    byClass.set(worst, [...(byClass.get(worst) ?? []), id]);
+  }
+  const groupIds = touched.map((g) => ids.id('group', g.title));
+  for (let i = 1; i < groupIds.length; i++) lines.push(`  ${groupIds[i - 1]} --> ${groupIds[i]}`);
+  for (const cls of [...SEVERITY, 'none'] as const) {
+    const members = byClass.get(cls);
+    if (!members) continue;
+    lines.push(`  classDef ${DIAGRAM_STYLE[cls].className} ${DIAGRAM_STYLE[cls].style}`, `  class ${members.join(',')} ${DIAGRAM_STYLE[cls].className}`);
+  }
+  return lines.join('\n');
+}
+
 const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -100,6 +148,11 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function renderReviewMarkdown(review: Review, sides: ReviewSides): string {
   const icon: Record<RiskClass, string> = { 'breaks-apply': '⛔', 'destroys-data': '🔥', 'needs-runbook': '📋', 'moves-pin': '📌' };
   const out = ['## What this pull request changes in the cluster', '', headline(review, sides), '', `**${verdict(review)}**`];
+  const diagram = reviewDiagram(review);
+  if (diagram !== undefined) {
+    const legend = [...SEVERITY, 'none' as const].map((cls) => `${DIAGRAM_STYLE[cls].colour} ${cls === 'none' ? 'nothing classified' : LABEL[cls]}`);
+    out.push('', '```mermaid', diagram, '```', '', `The steps and waves this change touches, in apply order. Colour, the most severe class in each: ${legend.join(', ')}.`);
+  }
   if (review.changes.length > 0) {
     out.push('', '| | Object | Where | Classification |', '| --- | --- | --- | --- |');
     for (const c of review.changes) {

@@ -29,4 +29,9 @@ describe('mermaidLabel', () => {
   test('writes quotes, #, angle brackets and backticks as entity codes', () => {
     expect(mermaidLabel('say "hi" #1 <b> `x`')).toBe('"say #quot;hi#quot; #35;1 #lt;b#gt; #96;x#96;"');
   });
+
+  test('writes & as an entity code, so an HTML entity in the text is shown as written, not decoded', () => {
+    // The real renderer showed `a &amp; b` as `a & b` before (test/plan/mermaid-render.test.ts).
+    expect(mermaidLabel('a & b &amp; c')).toBe('"a #38; b #38;amp; c"');
+  });
 });
