@@ -1,9 +1,11 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import {
   generatedWorkflowFiles, PLATFORM_SETTINGS, PLATFORMS, prReviewWorkflow, renderWorkflow, REVIEW_COMMENT_MARKER, RISKY_CHANGE_LABEL,
 } from '../../lib/workflows/pr-review';
+import { workflowDrift, writeWorkflows } from '../../lib/workflows/write-workflows';
 import { gatePasses, MAX_COMMENT_LENGTH, reviewCommentBody, StepOutputs, StepResults, upsertReviewComment } from '../../lib/workflows/review-comment';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -13,6 +15,19 @@ const CLEAN: StepResults = { drift: 'success', plan: 'success', coverageExit: '0
 describe('the pull-request review workflow', () => {
   test('the committed workflows and actionlint settings are what the generator writes, byte for byte', () => {
     for (const [file, content] of generatedWorkflowFiles()) expect({ file, content: fs.readFileSync(path.join(ROOT, file), 'utf8') }).toEqual({ file, content });
+  });
+
+  test('npm run workflows writes every file; --check names the one that was edited or removed', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'workflows-'));
+    try {
+      expect(writeWorkflows(tmp)).toEqual(['.github/workflows/pr-review.yaml', '.forgejo/workflows/pr-review.yaml', '.github/actionlint.yaml']);
+      expect(workflowDrift(tmp)).toEqual([]);
+      fs.appendFileSync(path.join(tmp, '.forgejo/workflows/pr-review.yaml'), '# edited\n');
+      fs.rmSync(path.join(tmp, '.github/actionlint.yaml'));
+      expect(workflowDrift(tmp)).toEqual(['  ~ .forgejo/workflows/pr-review.yaml (differs)', '  + .github/actionlint.yaml (generated, not committed)']);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   test('output is deterministic and starts with the header naming its generator', () => {
