@@ -47,7 +47,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.stdout.write(`${result.action === 'created' ? 'Created' : 'Edited'} the review comment ${result.id} on pull request #${env.PR_NUMBER}.\n`);
     return 0;
   } catch (e) {
-    if (!(e instanceof CommentApiError) && !(e instanceof TypeError)) throw e;
+    if (!(e instanceof CommentApiError)) throw e;
     process.stderr.write(`post-review-comment: ${e.message}\n`);
     return 1;
   }

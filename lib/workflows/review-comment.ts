@@ -33,9 +33,39 @@ export function readStepOutputs(dir: string): StepOutputs {
   return { drift: read('drift.txt'), plan: read('plan.txt'), coverage: read('coverage.txt'), diff: read('diff.md'), diffErrors: read('diff.err') };
 }
 
-/** Whether the gate lets the pull request pass: no drift, and the diff ran and is not risky or is acknowledged. */
-export function gatePasses(results: StepResults): boolean {
-  return results.drift === 'success' && (results.diffExit === '0' || (results.diffExit === '3' && results.riskyAcknowledged));
+/** What the gate reads: the outcome of `npm ci` (undefined where the step that asks ran only after it succeeded). */
+export interface GateInput {
+  readonly install?: string;
+  readonly drift: string;
+  readonly diffExit: string;
+  readonly riskyAcknowledged: boolean;
+}
+
+/** The gate's verdict: whether the pull request passes, the reasons it does not, and what it noted. */
+export interface GateVerdict {
+  readonly passes: boolean;
+  readonly errors: readonly string[];
+  readonly notes: readonly string[];
+}
+
+/**
+ * The gate of the review: drift fails; the diff must have run (exit 0 or 3); risky changes (exit 3) fail unless the
+ * pull request carries `RISKY_CHANGE_LABEL`. Pin moves alone are not risky (the diff exits 0 for them).
+ */
+export function gateVerdict(input: GateInput): GateVerdict {
+  if (input.install !== undefined && input.install !== 'success') {
+    return { passes: false, errors: ['npm ci failed; nothing was reviewed.'], notes: [] };
+  }
+  const errors: string[] = [];
+  const notes: string[] = [];
+  if (input.drift !== 'success') {
+    errors.push('dist/ does not match a fresh synthesis of the config (see the drift check). Run npm run synth and commit dist/.');
+  }
+  if (input.diffExit === '0') notes.push('The diff finds nothing risky.');
+  else if (input.diffExit === '3' && input.riskyAcknowledged) notes.push(`Risky changes, acknowledged by the label ${RISKY_CHANGE_LABEL}.`);
+  else if (input.diffExit === '3') errors.push(`Risky changes (see the review comment). Once reviewed, add the label ${RISKY_CHANGE_LABEL} to the pull request.`);
+  else errors.push(`The diff did not run (exit '${input.diffExit}'); see the diff step.`);
+  return { passes: errors.length === 0, errors, notes };
 }
 
 /** A fenced block that no backtick run inside `text` can close early. */
@@ -91,7 +121,7 @@ export function reviewCommentBody(results: StepResults, outputs: StepOutputs): s
     `| coverage audit (\`npm run coverage\`) | ${coverageRow(results)} |`,
     `| plan (\`npm run plan\`) | ${results.plan === 'success' ? '✅' : `❌ ${results.plan || 'did not run'}`} |`,
     '',
-    gatePasses(results) ? '**Gate: passes.**' : '**Gate: fails.**',
+    gateVerdict(results).passes ? '**Gate: passes.**' : '**Gate: fails.**',
     '',
   ].join('\n');
   let room = MAX_COMMENT_LENGTH - head.length;
@@ -154,6 +184,11 @@ Promise<{ readonly action: 'created' | 'edited'; readonly id: number }> {
     const response = await fetchFn(url, {
       method, headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json' },
       ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    }).catch((e: unknown) => {
+      // Node's fetch rejects with "fetch failed" and the reason (ECONNREFUSED, ENOTFOUND) in its cause.
+      const reason = e instanceof Error ? e.cause as { code?: string; message?: string } | undefined : undefined;
+      const cause = reason?.code ?? reason?.message ?? (e instanceof Error ? e.message : String(e));
+      throw new CommentApiError(`${method} ${url}: no answer (${cause}); check github.api_url.`);
     });
     const text = await response.text();
     if (!response.ok) {

@@ -8,17 +8,17 @@ import * as YAML from 'yaml';
 import { Platform, PLATFORM_SETTINGS, REVIEW_COMMENT_MARKER, RISKY_CHANGE_LABEL, WorkflowStep } from '../../lib/workflows/pr-review';
 
 // Runs the generated pull-request workflows' `run:` steps, in order, on a fixture homelab repository: a copy of this
-// repository's tracked files with a `main` commit pushed to a bare `origin` and one branch per pull request. Each
-// step runs as the platforms run it (`bash --noprofile --norc -eo pipefail`, forgejo/runner act/runner/step_run.go),
-// with the env the workflow sets, `${{ }}` replaced from the explicit table below, `$GITHUB_OUTPUT` read back into
-// `steps.<id>.outputs`, and `if:` decided by the table of conditions. The comment API is a local HTTP server that
+// repository's files (tracked, or new and not ignored) with a `main` commit pushed to a bare `origin` and one branch
+// per pull request. Each step runs as the platforms run it (`bash --noprofile --norc -eo pipefail`, forgejo/runner
+// act/runner/step_run.go), with the env the workflow sets, `${{ }}` replaced from the explicit table below,
+// `$GITHUB_OUTPUT` read back into `steps.<id>.outputs`, and `if:` decided by the table of conditions. The comment API is a local HTTP server that
 // records every request. Stand-ins, by design:
 //   - `uses:` steps are asserted (full-history checkout, Node 20 with the npm cache) and not run: the fixture is
 //     already a full-history clone, and this Node runs the steps;
 //   - `npm ci` is replaced by a check that node_modules (a symlink to this project's, installed from the same
 //     package-lock.json) is installed; every npm script's pre-script (scripts/ensure-installed.js) still verifies it
 //     matches the lockfile.
-// Takes about two minutes (five workflow runs of check, plan, coverage and diff, a few seconds each), so it is a suite
+// Takes about three minutes (five workflow runs of check, plan, coverage and diff, a few seconds each), so it is a suite
 // of its own: `npm run test:workflows`, run by .ci/run.
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -88,12 +88,12 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
-/** A fixture homelab repository: this repository's tracked files on `main`, pushed to a bare `origin`. */
+/** A fixture homelab repository: this repository's files (tracked, or new and not ignored) on `main`, pushed to a bare `origin`. */
 function makeFixture(tmp: string): string {
   const origin = path.join(tmp, 'origin.git');
   const work = path.join(tmp, 'work');
   fs.mkdirSync(work);
-  const files = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\0').filter((f) => f !== '');
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\0').filter((f) => f !== '');
   for (const file of files) {
     const from = path.join(ROOT, file);
     if (!fs.existsSync(from)) continue; // deleted in the working tree

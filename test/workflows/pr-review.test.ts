@@ -1,4 +1,6 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
@@ -6,7 +8,7 @@ import {
   generatedWorkflowFiles, PLATFORM_SETTINGS, PLATFORMS, prReviewWorkflow, renderWorkflow, REVIEW_COMMENT_MARKER, RISKY_CHANGE_LABEL,
 } from '../../lib/workflows/pr-review';
 import { workflowDrift, writeWorkflows } from '../../lib/workflows/write-workflows';
-import { gatePasses, MAX_COMMENT_LENGTH, reviewCommentBody, StepOutputs, StepResults, upsertReviewComment } from '../../lib/workflows/review-comment';
+import { gateVerdict, MAX_COMMENT_LENGTH, reviewCommentBody, StepOutputs, StepResults, upsertReviewComment } from '../../lib/workflows/review-comment';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NO_OUTPUT: StepOutputs = { drift: '', plan: '', coverage: '', diff: '', diffErrors: '' };
@@ -97,13 +99,20 @@ describe('the review comment', () => {
   });
 
   test('the gate: drift fails, risky fails unless acknowledged, a diff that did not run fails', () => {
-    expect(gatePasses(CLEAN)).toBe(true);
-    expect(gatePasses({ ...CLEAN, drift: 'failure' })).toBe(false);
-    expect(gatePasses({ ...CLEAN, diffExit: '3' })).toBe(false);
-    expect(gatePasses({ ...CLEAN, diffExit: '3', riskyAcknowledged: true })).toBe(true);
-    expect(gatePasses({ ...CLEAN, diffExit: '1', riskyAcknowledged: true })).toBe(false);
-    expect(gatePasses({ ...CLEAN, diffExit: '' })).toBe(false);
+    expect(gateVerdict(CLEAN)).toEqual({ passes: true, errors: [], notes: ['The diff finds nothing risky.'] });
+    expect(gateVerdict({ ...CLEAN, drift: 'failure' }).errors).toEqual([
+      'dist/ does not match a fresh synthesis of the config (see the drift check). Run npm run synth and commit dist/.',
+    ]);
+    expect(gateVerdict({ ...CLEAN, diffExit: '3' })).toEqual({
+      passes: false, notes: [],
+      errors: [`Risky changes (see the review comment). Once reviewed, add the label ${RISKY_CHANGE_LABEL} to the pull request.`],
+    });
+    expect(gateVerdict({ ...CLEAN, diffExit: '3', riskyAcknowledged: true }).passes).toBe(true);
+    expect(gateVerdict({ ...CLEAN, diffExit: '1', riskyAcknowledged: true }).errors).toEqual(["The diff did not run (exit '1'); see the diff step."]);
+    expect(gateVerdict({ ...CLEAN, diffExit: '' }).passes).toBe(false);
+    expect(gateVerdict({ ...CLEAN, install: 'failure' }).errors).toEqual(['npm ci failed; nothing was reviewed.']);
     expect(reviewCommentBody({ ...CLEAN, diffExit: '3' }, NO_OUTPUT)).toContain(`then add the label \`${RISKY_CHANGE_LABEL}\``);
+    expect(reviewCommentBody({ ...CLEAN, diffExit: '3' }, NO_OUTPUT)).toContain('**Gate: fails.**');
   });
 
   test('stays under GitHub\'s size limit, cutting the longest outputs at a line end and saying so', () => {
@@ -163,5 +172,55 @@ describe('upsertReviewComment', () => {
     const attempt = upsertReviewComment({ ...target, platform: 'github' }, 'new', refuse);
     await expect(attempt).rejects.toThrow(/^GET https:\/\/forge\.example\/api\/v1\/repos\/o\/r\/issues\/5\/comments\?per_page=100&page=1: HTTP 403: .*pull-requests: write/);
     await expect(attempt).rejects.not.toThrow(/t0k/);
+  });
+});
+
+describe('the workflow steps\' entry points', () => {
+  const run = (script: string, args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--require', 'tsx/cjs', script, ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+
+  test('the gate step exits 1 with an annotation for unacknowledged risky changes, 0 once acknowledged', () => {
+    const env = { INSTALL_OUTCOME: 'success', DRIFT_OUTCOME: 'success', DIFF_EXIT: '3' };
+    const refused = run('lib/workflows/review-gate.ts', [], { ...env, RISKY_ACKNOWLEDGED: 'false' });
+    expect({ status: refused.status, stdout: refused.stdout }).toEqual({
+      status: 1, stdout: `::error::Risky changes (see the review comment). Once reviewed, add the label ${RISKY_CHANGE_LABEL} to the pull request.\n`,
+    });
+    const passed = run('lib/workflows/review-gate.ts', [], { ...env, RISKY_ACKNOWLEDGED: 'true' });
+    expect({ status: passed.status, stdout: passed.stdout }).toEqual({ status: 0, stdout: `Risky changes, acknowledged by the label ${RISKY_CHANGE_LABEL}.\n` });
+  });
+
+  test('the comment step prints the review instead of posting it for a pull request from a fork', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'review-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'diff.md'), '**Nothing risky.**\n');
+      // An API URL nothing listens on: a request would fail the step.
+      const r = run('lib/workflows/post-review-comment.ts', ['--platform', 'forgejo', '--dir', dir], {
+        FORGE_API_URL: 'http://127.0.0.1:9/api/v1', FORGE_TOKEN: 't', REPOSITORY: 'owner/homelab', HEAD_REPOSITORY: 'fork/homelab', PR_NUMBER: '3',
+        DRIFT_OUTCOME: 'success', PLAN_OUTCOME: 'success', COVERAGE_EXIT: '0', DIFF_EXIT: '0', RISKY_ACKNOWLEDGED: 'false',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^Not posted: the pull request comes from fork\/homelab, whose token cannot comment\./);
+      expect(r.stdout).toContain('**Nothing risky.**');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the comment step fails naming what is missing, and the API error without the token', async () => {
+    // A port that was just free: nothing listens there.
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise((resolve) => server.close(resolve));
+    const missing = run('lib/workflows/post-review-comment.ts', ['--platform', 'github', '--dir', os.tmpdir()], { REPOSITORY: 'o/r' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('FORGE_API_URL, FORGE_TOKEN, PR_NUMBER not set');
+    const unreachable = run('lib/workflows/post-review-comment.ts', ['--platform', 'github', '--dir', os.tmpdir()], {
+      FORGE_API_URL: `http://127.0.0.1:${port}`, FORGE_TOKEN: 'secret-token-value', REPOSITORY: 'o/r', PR_NUMBER: '3',
+    });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toBe(`post-review-comment: GET http://127.0.0.1:${port}/repos/o/r/issues/3/comments?per_page=100&page=1: no answer (ECONNREFUSED); check github.api_url.\n`);
+    expect(unreachable.stderr).not.toContain('secret-token-value');
+    expect(run('lib/workflows/post-review-comment.ts', ['--platform', 'gitlab', '--dir', '.'], {}).status).toBe(2);
   });
 });
