@@ -1,12 +1,12 @@
 // The architecture of lib/, checked in CI (`npm run lint:deps`). Layers point one way (../shared/STYLE.md §1):
 //
-//   cli -> synth -> plan, coverage, simulation, review -> homelab -> validation -> output -> constructs -> shared
+//   cli, workflows -> synth -> plan, coverage, simulation, review -> homelab -> validation -> output -> constructs -> shared
 //                                       \-> config -> shared
 //
 // A folder may import only folders below it. `config` (the schema) imports nothing but `shared`; nothing in
 // `constructs`, `output` or `validation` knows the homelab config exists; `shared` is the leaf everyone may use.
 const LAYERS = [
-  ['cli'],
+  ['cli', 'workflows'],
   ['synth'],
   ['plan', 'coverage', 'simulation', 'review'],
   ['homelab'],

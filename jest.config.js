@@ -5,9 +5,9 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Only test/ holds tests; the haste map need not crawl dist/, .build/ or the generated imports/ and schemas/.
   roots: ['<rootDir>/test'],
-  // The packed-tarball test (`npm run test:package`) and the real API server test (`npm run test:cluster`) are
-  // suites of their own, run by .ci/run.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/', '<rootDir>/test/cluster/'],
+  // The packed-tarball test (`npm run test:package`), the real API server test (`npm run test:cluster`) and the
+  // pull-request workflow run (`npm run test:workflows`) are suites of their own, run by .ci/run.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/package/', '<rootDir>/test/cluster/', '<rootDir>/test/workflow-run/'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', {
       // The same output as tsc for tsconfig.json: CommonJS, ES2022, and class fields defined with

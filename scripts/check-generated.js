@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Drift check of the generated code: regenerates imports/ (scripts/import-crds.js) and schemas/
 // (scripts/generate-schemas.js) into temporary folders from the pinned CRDs and compares them byte for byte
-// with what is committed. Part of `npm run check` (and so of .ci/run), not of `npm test`: it runs the cdk8s CLI
+// with what is committed; then the pull-request workflows (`npm run workflows -- --check`). Part of `npm run check` (and so of .ci/run), not of `npm test`: it runs the cdk8s CLI
 // and the TypeScript parser, seconds of work that only a change of a pin or a generator can make fail.
 //
 //   node scripts/check-generated.js
@@ -75,6 +75,10 @@ function main() {
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+  // The pull-request workflows and actionlint's settings (lib/workflows/pr-review.ts): compared in place.
+  const workflows = spawnSync(process.execPath, ['--require', 'tsx/cjs', 'lib/workflows/write-workflows.ts', '--check'], { cwd: root, encoding: 'utf8' });
+  process.stdout.write(`${workflows.stdout}${workflows.stderr}`);
+  if (workflows.status !== 0) failed = true;
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -43,12 +43,12 @@ describe('README commands', () => {
   test('every README command is one this test or .ci/run exercises', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
-      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package|test:cluster)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run diff( -- --base \S+ --markdown)?$/, /^npm run import$/, /^npm run schemas$/,
+      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package|test:cluster|test:workflows)$/, /^npm run workflows$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run diff( -- --base \S+ --markdown)?$/, /^npm run import$/, /^npm run schemas$/,
       /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /, /^age-keygen /,
       /^npm run diagrams$/,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
-    for (const s of ['typecheck', 'lint', 'lint:deps', 'test:package', 'test:cluster', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);
+    for (const s of ['typecheck', 'lint', 'lint:deps', 'test:package', 'test:cluster', 'test:workflows', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);
     expect(ci).toContain('npm run diagrams');
     // the commands exercised by other test files (see the top of this file) still are
     const elsewhere: [string, string][] = [
@@ -56,6 +56,7 @@ describe('README commands', () => {
       ['test/cli/run-diff.test.ts', "spawnSync('npm', ['run', '--silent', 'diff', '--', '--base', 'HEAD']"],
       ['scripts/check-generated.js', "script: 'scripts/import-crds.js'"],
       ['scripts/check-generated.js', "script: 'scripts/generate-schemas.js'"],
+      ['scripts/check-generated.js', "'lib/workflows/write-workflows.ts', '--check'"],
     ];
     for (const [file, call] of elsewhere) {
       expect({ file, call, present: fs.readFileSync(path.join(root, file), 'utf8').includes(call) }).toEqual({ file, call, present: true });
