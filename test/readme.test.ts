@@ -43,11 +43,11 @@ describe('README commands', () => {
   test('every README command is one this test or .ci/run exercises', () => {
     const exercised = [
       /^npm run synth$/, /^npm test$/, /^npm run synth -- --config examples\/ddb-cluster\.config\.ts --out \S+$/,
-      /^npm run (typecheck|check|lint|lint:deps|lint:dist|test:package|test:cluster)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run diff( -- --base \S+ --markdown)?$/, /^npm run import$/, /^npm run schemas$/,
+      /^npm run (typecheck|check|lint|lint:deps|lint:dist|lint:renovate|test:package|test:cluster)$/, /^npm run build$/, /^npm run plan$/, /^npm run plan -- --scenario \S+$/, /^npm run coverage -- --repo \S+$/, /^npm run diff( -- --base \S+ --markdown)?$/, /^npm run import$/, /^npm run schemas$/,
       /^npm run bench$/, /^dist\/bootstrap\/bootstrap\.sh( --dry-run)?$/, /^ssh-keygen /, /^age-keygen /,
     ];
     for (const c of commands) expect({ c, exercised: exercised.some((r) => r.test(c)) }).toEqual({ c, exercised: true });
-    for (const s of ['typecheck', 'lint', 'lint:deps', 'test:package', 'test:cluster', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);
+    for (const s of ['typecheck', 'lint', 'lint:deps', 'lint:renovate', 'test:package', 'test:cluster', 'check', 'lint:dist']) expect(ci).toContain(`npm run ${s}`);
     // the commands exercised by other test files (see the top of this file) still are
     const elsewhere: [string, string][] = [
       ['test/cli/run-plan.test.ts', "spawnSync('npm', ['run', '--silent', 'plan']"],

@@ -43,7 +43,7 @@ export const COUPLED_PINS: readonly CoupledPinGroup[] = [
       { depName: 'github.com/argoproj/argo-cd/v3', where: 'tools/lua-health/go.mod: Argo CD\'s Lua VM that runs the health checks in the tests' },
     ],
     why: 'The install manifest, the CRDs the Applications are typed and validated against, and the Lua VM the health checks are ' +
-      'tested on must be the same release (README "Upgrading pinned versions").',
+      'tested on must be the same release (README "Pins and upgrades").',
   },
   {
     group: 'kubernetes-api',
