@@ -95,8 +95,9 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     since: '2026-04',
     source: 'https://github.com/cncf/landscape/pull/5047',
     notes: 'The server the tenant runs: minio/minio went maintenance-only (commit 27742d46), and "the github repo is archived" ' +
-      '(cncf/landscape PR #5047, 2026-08-20). Not confirmed: the April 2026 date (third-party reports, pgsty/silo#35, not read at ' +
-      'GitHub), and whether minio/operator itself is archived; no operator release after v7.1.1 (2025-04) was found.',
+      '(cncf/landscape PR #5047, 2026-08-20). Not confirmed: the date, 25 April 2026 in third-party reports (apache/camel PR #26404, ' +
+      'pgsty/silo#35), not read at GitHub; and whether minio/operator itself is archived: no operator release after v7.1.1 ' +
+      '(2025-04) was found.',
     replacement: 'a maintained S3-compatible object store',
   },
   {
