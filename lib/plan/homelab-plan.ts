@@ -178,8 +178,9 @@ export const RUNBOOK_FILE = 'bootstrap/bootstrap.sh';
 /** Builds the plan from the synthesized program. Pure: reads only its input, and sorts what it derives. */
 export function buildPlan(input: PlanInput): HomelabPlan {
   const { bootstrap, argocd } = input;
-  const pins = planPins(input);
-  const steps = placeSteps(bootstrap.steps).map((p): PlannedStep => ({
+  const placed = placeSteps(bootstrap.steps);
+  const pins = planPins({ steps: placed, argocd, files: input.files });
+  const steps = placed.map((p): PlannedStep => ({
     index: p.index,
     stepName: p.step.stepName,
     fileName: p.fileName,

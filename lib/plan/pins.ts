@@ -1,7 +1,6 @@
 import { chartRepoUrl } from '../constructs/argocd/application-source';
 import { ArgoCdChart } from '../homelab/argocd-chart';
-import { BootstrapPlan } from '../homelab/bootstrap-plan';
-import { placeSteps } from '../output/render-steps';
+import { PlacedStep } from '../output/render-steps';
 import { OutputFile } from '../output/output-tree';
 import { ARGOCD_DIST } from '../shared/dist-layout';
 import { ARGOCD_INSTALL_URL, BARMAN_CLOUD_PLUGIN_MANIFEST_URL, CNPG_MANIFEST_URL } from '../shared/pins';
@@ -36,7 +35,8 @@ export interface PlannedPin {
 
 /** What `planPins()` reads. */
 export interface PinsInput {
-  readonly bootstrap: BootstrapPlan;
+  /** The Phase-0 steps in apply order (`placeSteps()`). */
+  readonly steps: readonly PlacedStep[];
   readonly argocd: ArgoCdChart;
   /** Every output file, keyed by its path relative to `dist/`. */
   readonly files: ReadonlyMap<string, OutputFile>;
@@ -62,8 +62,7 @@ function crdSources(): Readonly<Record<string, CrdKindInfo>> {
 
 /** Builds the inventory, sorted by kind (image, chart, manifest, CRD), component and version. */
 export function planPins(input: PinsInput): PlannedPin[] {
-  const { bootstrap, argocd, files } = input;
-  const placed = placeSteps(bootstrap.steps);
+  const { steps: placed, argocd, files } = input;
   const stepOfFolder = new Map(placed.map((p) => [p.fileName, `step ${p.fileName.replace(/\.yaml$/, '')}`]));
   const gitApps = [argocd.root, ...argocd.applications.values()].flatMap((app) =>
     app.sources.flatMap((s) => (s.kind === 'git-path' || s.kind === 'plugin' ? [{ app: app.name, path: s.path }] : [])));
@@ -132,9 +131,9 @@ export function planPins(input: PinsInput): PlannedPin[] {
       if (Array.isArray(resources)) resources.filter((r): r is string => typeof r === 'string' && /^https?:\/\//.test(r)).forEach((r) => remote.add(r));
     }
   }
+  const texts = [...files].map(([file, content]) => [file, typeof content === 'string' ? content : JSON.stringify(content)] as const);
   for (const url of remote) {
-    const users = [...files].filter(([, content]) => (typeof content === 'string' ? content : JSON.stringify(content)).includes(url))
-      .flatMap(([file]) => usersOf(file));
+    const users = texts.filter(([, text]) => text.includes(url)).flatMap(([file]) => usersOf(file));
     const { project, version } = fromUrl(url);
     add('manifest', `${project} ${url.replace(/^.*\//, '')}`, version, { kind: 'project', project }, users.length > 0 ? users : ['not in this output']);
   }
