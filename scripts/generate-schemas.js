@@ -277,7 +277,10 @@ async function generateCrds() {
       s.properties.metadata = { $ref: `${K8S_SCHEMA_ID}#/definitions/${OBJECT_META}` };
       s.required = [...new Set([...(s.required ?? []), 'apiVersion', 'kind'])].sort();
       s.additionalProperties = false;
-      kinds[`${apiVersion}/${names.kind}`] = { namespaced: scope === 'Namespaced', source: src.file, celRules: stats.celRules, schema: s };
+      // sourceUrl and sourceVersion: the snapshot each kind comes from, for the pins inventory (lib/plan/pins.ts).
+      kinds[`${apiVersion}/${names.kind}`] = {
+        namespaced: scope === 'Namespaced', source: src.file, sourceUrl: src.url, sourceVersion: src.version, celRules: stats.celRules, schema: s,
+      };
     }
     sourcesOut.push({ file: src.file, url: sourceOf(src), version: src.version, blob: src.blob });
   }

@@ -1,7 +1,6 @@
 import { HomelabConfig } from '../config/homelab-config';
 import { synthesizeHomelab } from '../synth/synthesize-homelab';
 import { ConfigError } from '../shared/errors';
-import { buildPlan } from '../plan/homelab-plan';
 import { renderPlanText } from '../plan/render-plan-text';
 import { useColor } from '../plan/text-layout';
 import { planSteps } from '../output/render-steps';
@@ -41,8 +40,7 @@ export function runPlan(
   if (options.scenario !== undefined) {
     return printScenario(options.scenario, { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) }, io);
   }
-  const plan = buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd });
-  io.stdout.write(renderPlanText(plan, { color: useColor({ isTTY: io.isTTY, env: io.env, mode }) }));
+  io.stdout.write(renderPlanText(synthesis.plan, { color: useColor({ isTTY: io.isTTY, env: io.env, mode }) }));
   // The same warnings synth prints, against the committed output.
   if (options.committed !== undefined && fs.existsSync(options.committed)) {
     io.stderr.write(warningsAgainst(readTree(options.committed), synthesis.tree, `${options.committed}/`));

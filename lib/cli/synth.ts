@@ -6,6 +6,7 @@ import { diffTrees, formatDiff, isEmptyDiff } from '../output/diff-tree';
 import { OutputTree, readTree, writeTree } from '../output/output-tree';
 import * as fs from 'fs';
 import { changeWarnings, reviewTrees } from '../review';
+import { lifecycleWarnings, PlannedPin } from '../plan/pins';
 
 /** What a synthesis command did: its exit code and what it printed. */
 export interface SynthResult {
@@ -32,8 +33,9 @@ export function synthesizeToDisk(config: HomelabConfig, options: SynthOptions = 
   const outdir = options.outdir ?? 'dist';
   const check = options.check ?? false;
   let tree: OutputTree;
+  let pins: readonly PlannedPin[];
   try {
-    tree = synthesizeHomelab(config).tree;
+    ({ tree, plan: { pins } } = synthesizeHomelab(config));
   } catch (e) {
     const message = e instanceof ConfigError ? e.message
       : e instanceof OutputValidationError ? `The synthesized output is not safe to apply:\n${e.message}`
@@ -47,7 +49,7 @@ export function synthesizeToDisk(config: HomelabConfig, options: SynthOptions = 
       : { exitCode: 1, stdout: '', stderr: `${formatDiff(diff, outdir)}\n` };
   }
   // Valid, but dangerous next to what was there: said before the old output is replaced, never silently.
-  const warnings = fs.existsSync(outdir) ? warningsAgainst(readTree(outdir), tree, `${outdir}/`) : '';
+  const warnings = (fs.existsSync(outdir) ? warningsAgainst(readTree(outdir), tree, `${outdir}/`) : '') + unmaintainedPinsWarning(pins);
   writeTree(tree, outdir);
   // Under `cdk8s synth`, the CLI lists the manifests of its own output folder (CDK8S_OUTDIR, which it
   // deletes first); give it a copy there. dist/ itself is never the CLI's folder.
@@ -65,6 +67,17 @@ export function warningsAgainst(previous: OutputTree, tree: OutputTree, where: s
   if (lines.length === 0) return '';
   return `Warning: compared with ${where} before it, this output\n${lines.map((l) => `  - ${l}`).join('\n')}\n` +
     'Review it with `npm run diff` before you commit; the runbook and Argo CD apply it as it is.\n';
+}
+
+/**
+ * The pins past their end of life, retired or archived that the output still deploys (`lifecycleWarnings`), as text for
+ * stderr; empty when there are none. Printed on every synthesis, not only when they change: they get no more fixes.
+ */
+export function unmaintainedPinsWarning(pins: readonly PlannedPin[]): string {
+  const lines = lifecycleWarnings(pins);
+  if (lines.length === 0) return '';
+  return `Warning: this output deploys ${lines.length === 1 ? 'a component' : `${lines.length} components`} that get no more fixes ` +
+    `(lib/shared/lifecycle.ts):\n${lines.map((l) => `  - ${l}`).join('\n')}\n`;
 }
 
 /**

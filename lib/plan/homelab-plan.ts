@@ -14,6 +14,8 @@ import { ResolvedHomelabConfig } from '../config/homelab-config';
 import { PlannedDataProtection, planDataProtection } from './data-protection';
 import { PlannedNetwork, planNetwork } from './network';
 import { configWarnings } from './config-warnings';
+import { lifecycleWarnings, planPins, PlannedPin } from './pins';
+import { OutputFile } from '../output/output-tree';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -29,6 +31,8 @@ export interface PlanInput {
   readonly bootstrap: BootstrapPlan;
   /** The steady-state Argo CD tree. */
   readonly argocd: ArgoCdChart;
+  /** Every output file but `README.md`, keyed by its path relative to `dist/`: where the pins inventory reads the images. */
+  readonly files: ReadonlyMap<string, OutputFile>;
 }
 
 /** A step another step needs, and why. */
@@ -159,7 +163,12 @@ export interface HomelabPlan {
   readonly dataProtection: PlannedDataProtection;
   /** The Phase-0 namespaces' isolation and the connectivity matrix. */
   readonly network: PlannedNetwork;
-  /** Settings that lose data or protection by design, with their config paths. */
+  /** Every pinned version the homelab deploys (images, charts, release manifests, CRD snapshots) and its lifecycle. */
+  readonly pins: readonly PlannedPin[];
+  /**
+   * Settings that lose data or protection by design, with their config paths; then the pins past their end of life,
+   * retired or archived.
+   */
   readonly warnings: readonly string[];
 }
 
@@ -169,7 +178,9 @@ export const RUNBOOK_FILE = 'bootstrap/bootstrap.sh';
 /** Builds the plan from the synthesized program. Pure: reads only its input, and sorts what it derives. */
 export function buildPlan(input: PlanInput): HomelabPlan {
   const { bootstrap, argocd } = input;
-  const steps = placeSteps(bootstrap.steps).map((p): PlannedStep => ({
+  const placed = placeSteps(bootstrap.steps);
+  const pins = planPins({ steps: placed, argocd, files: input.files });
+  const steps = placed.map((p): PlannedStep => ({
     index: p.index,
     stepName: p.step.stepName,
     fileName: p.fileName,
@@ -202,7 +213,8 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     cutover: planCutover(input),
     dataProtection: planDataProtection(input.config, bootstrap, argocd),
     network: planNetwork(input.config, bootstrap),
-    warnings: configWarnings(input.config),
+    pins,
+    warnings: [...configWarnings(input.config), ...lifecycleWarnings(pins)],
   };
 }
 

@@ -2,6 +2,7 @@ import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { MermaidIds, mermaidLabel } from './mermaid';
+import { PlannedPin } from './pins';
 
 /** The overview's Mermaid flowchart, with the node id it gave each step, waits, wave and Application. */
 export interface OverviewDiagram {
@@ -62,7 +63,10 @@ export function renderOverview(plan: HomelabPlan): string {
     ...dataProtectionSection(plan.dataProtection),
     '',
     ...networkSection(plan.network),
-    ...(plan.warnings.length > 0 ? ['', '## Warnings', '', 'Valid settings that lose data or protection by design:', '',
+    '',
+    ...pinsSection(plan.pins),
+    ...(plan.warnings.length > 0 ? ['', '## Warnings', '', 'Valid settings that lose data or protection by design, and pinned ' +
+      'components that get no more fixes:', '',
       ...plan.warnings.map((w) => `- ${text(w)}`)] : []),
   ];
   return `${lines.join('\n')}\n`;
@@ -286,6 +290,28 @@ function networkSection(n: PlannedNetwork): string[] {
       '',
       ...n.unconnectedApplications.map((a) => `- ${code(a.name)} → namespace ${code(a.namespace)}`),
     ] : []),
+  ];
+}
+
+function pinsSection(pins: readonly PlannedPin[]): string[] {
+  const lifecycle = (p: PlannedPin) => {
+    const l = p.lifecycle;
+    if (l.status === 'unknown') return 'unknown (not in `lib/shared/lifecycle.ts`)';
+    const status = l.status === 'supported' ? l.status : `**${l.status}**`;
+    return [`${status} since ${text(l.since)}: ${l.source.startsWith('https://') ? `<${l.source}>` : text(l.source)}`,
+      ...(l.notes !== undefined ? [text(l.notes)] : []),
+      ...(l.replacement !== undefined ? [`replace with ${text(l.replacement)}`] : [])].join('<br>');
+  };
+  return [
+    '## Pinned versions',
+    '',
+    'Every pinned version this homelab deploys, collected from the output (`lib/plan/pins.ts`), with its lifecycle from ' +
+      '`lib/shared/lifecycle.ts`. Renovate proposes bumps (`renovate.json`); pins that must move together are bumped in one ' +
+      'pull request (`lib/shared/coupled-pins.ts`).',
+    '',
+    '| Component | Kind | Version | Used by | Lifecycle |',
+    '| --- | --- | --- | --- | --- |',
+    ...pins.map((p) => `| ${code(p.component)} | ${p.kind} | ${code(p.version)} | ${cellList(p.usedBy.map(code))} | ${lifecycle(p)} |`),
   ];
 }
 

@@ -2,6 +2,7 @@ import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { textStyle, TextStyle, wrap } from './text-layout';
+import { PlannedPin } from './pins';
 
 /** Options for `renderPlanText()`. */
 export interface PlanTextOptions {
@@ -41,7 +42,9 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
     ...dataProtection(plan.dataProtection, width, style),
     '',
     ...network(plan.network, width, style),
-    ...(plan.warnings.length > 0 ? ['', ...heading('Warnings: settings that lose data or protection by design', width, style),
+    '',
+    ...pins(plan.pins, width, style),
+    ...(plan.warnings.length > 0 ? ['', ...heading('Warnings: settings that lose data or protection by design, and pins that get no more fixes', width, style),
       ...plan.warnings.flatMap((w) => wrap(style.yellow(w), width, '  - ', '    '))] : []),
   ];
   return `${out.join('\n')}\n`;
@@ -187,6 +190,28 @@ function network(n: PlannedNetwork, width: number, style: TextStyle): string[] {
   for (const a of n.unconnectedApplications) {
     lines.push('', ...wrap(style.yellow(`check: Application ${a.name} delivers into default-deny namespace ${a.namespace} without ` +
       '`network`: any pod it runs there can connect nowhere and accept nothing'), width, '  ', '    '));
+  }
+  return lines;
+}
+
+function pins(list: readonly PlannedPin[], width: number, style: TextStyle): string[] {
+  const label = (name: string) => `      ${style.dim(name.padEnd(7))} `;
+  const indent = ' '.repeat(14);
+  const lines = [
+    ...heading('Pinned versions: images, charts, release manifests and CRD snapshots', width, style),
+    ...para('Collected from the output; lifecycle from lib/shared/lifecycle.ts (unknown when it has no entry).', width, '  '),
+  ];
+  for (const p of list) {
+    const l = p.lifecycle;
+    const status = l.status === 'unknown' ? 'unknown'
+      : `${l.status === 'supported' ? l.status : style.yellow(l.status)} since ${l.since} (${l.source})` +
+        `${l.replacement !== undefined ? `; replace with ${l.replacement}` : ''}`;
+    lines.push(
+      '',
+      ...wrap(`${style.cyan(p.component)} ${style.dim(p.kind)} ${p.version}`, width, '    ', '      '),
+      ...wrap(p.usedBy.join(', '), width, label('used by'), indent),
+      ...wrap(status, width, label('status'), indent),
+    );
   }
   return lines;
 }

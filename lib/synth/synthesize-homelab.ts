@@ -10,7 +10,7 @@ import { addArgoCdTreeFlows } from '../homelab/network-flows';
 import { helmValuesFile, placeSteps, planSteps, stepFiles } from '../output/render-steps';
 import { AdoptableRelease, phase0AdoptionProblems } from '../homelab/phase0-adoption';
 import { renderRunbook } from '../output/render-runbook';
-import { buildPlan } from '../plan/homelab-plan';
+import { buildPlan, HomelabPlan } from '../plan/homelab-plan';
 import { renderOverview } from '../plan/render-overview';
 import { MIN_KUBECTL_VERSION } from '../shared/pins';
 import { SOPS_PLUGIN_NAME } from '../shared/names';
@@ -33,6 +33,8 @@ export interface HomelabSynthesis {
   readonly tree: OutputTree;
   /** The reviewed RBAC exceptions the output was validated with; pass them when validating it again. */
   readonly validation: ValidateOutputOptions;
+  /** The plan `dist/README.md` was rendered from (`npm run plan` prints it). */
+  readonly plan: HomelabPlan;
 }
 
 /**
@@ -96,7 +98,8 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
       files.set(`${ARGOCD_DIST.seedApps}/${file.slice(ARGOCD_DIST.apps.length + 1)}`, content.map((doc) => replaceString(doc, argocd.repo.url, seedUrl)));
     }
   }
-  files.set('README.md', renderOverview(buildPlan({ config, bootstrap, argocd })));
+  const plan = buildPlan({ config, bootstrap, argocd, files: new Map(files) });
+  files.set('README.md', renderOverview(plan));
   // Nothing invalid or unsafe leaves the program: schemas, Pod Security, RBAC, secrets.
   const admin = bootstrap.forgejoAdmin;
   const validation: ValidateOutputOptions = {
@@ -106,7 +109,7 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
     }],
   };
   assertValidOutput(files, validation);
-  return { app, config, bootstrap, argocd, tree: serializeFiles(files), validation };
+  return { app, config, bootstrap, argocd, tree: serializeFiles(files), validation, plan };
 }
 
 /** An Application with its single source reading `path` of `repoUrl` instead. */

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
-import { synthesizeToDisk } from '../../lib/cli/synth';
+import { synthesizeToDisk, unmaintainedPinsWarning } from '../../lib/cli/synth';
 import { runPlan } from '../../lib/cli/run-plan';
 import { configWarnings } from '../../lib/plan/config-warnings';
 import { parseHomelabConfig } from '../../lib/config/parse';
@@ -16,6 +16,9 @@ const DANGEROUS: HomelabConfig = {
   postgresClusters: { ...REFERENCE_HOMELAB.postgresClusters, 'forgejo-db': { ...REFERENCE_HOMELAB.postgresClusters!['forgejo-db'], instances: 2 } },
 };
 
+/** What synth prints on every run of these configs, whatever changed: the pins that get no more fixes (test/plan/pins.test.ts). */
+const PINS_WARNING = unmaintainedPinsWarning(synthesizeHomelab(REFERENCE_HOMELAB).plan.pins);
+
 describe('warnings for a valid but dangerous change, against the output before it', () => {
   let tmp: string;
   beforeEach(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-warnings-')); });
@@ -24,7 +27,8 @@ describe('warnings for a valid but dangerous change, against the output before i
   test('synth prints each one, writes the output anyway (exit 0), and is quiet once the output is the committed one', () => {
     // GIVEN the reference homelab's output
     const out = path.join(tmp, 'dist');
-    expect(synthesizeToDisk(REFERENCE_HOMELAB, { outdir: out })).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(PINS_WARNING).toMatch(/^Warning: this output deploys 5 components that get no more fixes/);
+    expect(synthesizeToDisk(REFERENCE_HOMELAB, { outdir: out })).toMatchObject({ exitCode: 0, stderr: PINS_WARNING });
     // WHEN a config shrinks a volume and removes an instance of a Phase-0 cluster
     const r = synthesizeToDisk(DANGEROUS, { outdir: out });
     // THEN synth says so, naming the objects and what happens
@@ -36,9 +40,9 @@ describe('warnings for a valid but dangerous change, against the output before i
       'from 20Gi to 10Gi: the API server refuses it (field can not be less than previous value)\n' +
       '  - PersistentVolumeClaim cicd/forgejo-data (bootstrap/07-forgejo.yaml): loses data: the volume shrinks from 20Gi to 10Gi: only a new ' +
       'claim is smaller, and a new claim starts empty\n' +
-      'Review it with `npm run diff` before you commit; the runbook and Argo CD apply it as it is.\n');
+      'Review it with `npm run diff` before you commit; the runbook and Argo CD apply it as it is.\n' + PINS_WARNING);
     // and the same config again is no change
-    expect(synthesizeToDisk(DANGEROUS, { outdir: out }).stderr).toBe('');
+    expect(synthesizeToDisk(DANGEROUS, { outdir: out }).stderr).toBe(PINS_WARNING);
   });
 
   test('a Phase-0 object removed: the runbook never deletes it, so synth says how', () => {
@@ -51,7 +55,7 @@ describe('warnings for a valid but dangerous change, against the output before i
   });
 
   test('no previous output, no warning', () => {
-    expect(synthesizeToDisk(DANGEROUS, { outdir: path.join(tmp, 'fresh') })).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(synthesizeToDisk(DANGEROUS, { outdir: path.join(tmp, 'fresh') })).toMatchObject({ exitCode: 0, stderr: PINS_WARNING });
   });
 
   test('npm run plan prints the same warnings against the committed output, after the plan', () => {
@@ -92,8 +96,12 @@ describe('configWarnings: settings that lose data or protection by design, liste
     ]);
     // and dist/README.md lists them, under their own heading
     const readme = synthesizeHomelab(config).tree.get('README.md')!;
-    expect(readme).toContain('## Warnings\n\nValid settings that lose data or protection by design:\n\n- databases.authentik.reclaimPolicy is');
+    expect(readme).toContain('## Warnings\n\nValid settings that lose data or protection by design, and pinned components that get no more ' +
+      'fixes:\n\n- databases.authentik.reclaimPolicy is');
     expect(readme).toContain('\n- forgejo.backup is not set: a rebuild loses every git repository Forgejo holds.\n');
-    expect(synthesizeHomelab(REFERENCE_HOMELAB).tree.get('README.md')).not.toContain('## Warnings');
+    // the reference homelab's Warnings hold only its pins that get no more fixes
+    const reference = synthesizeHomelab(REFERENCE_HOMELAB).tree.get('README.md')!;
+    expect(reference.slice(reference.indexOf('## Warnings')).split('\n').filter((l) => l.startsWith('- ')).every((l) => / is (end-of-life|retired|archived) since /.test(l)))
+      .toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { HomelabSynthesis, synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
-import { buildPlan, HomelabPlan } from '../../lib/plan/homelab-plan';
+import { HomelabPlan } from '../../lib/plan/homelab-plan';
 
 /** A synthesized homelab with its config and plan. */
 export interface Planned extends HomelabSynthesis {
@@ -11,7 +11,7 @@ export interface Planned extends HomelabSynthesis {
 /** Synthesizes `config` in memory and builds its plan. */
 export function planFor(config: HomelabConfig = REFERENCE_HOMELAB): Planned {
   const synthesis = synthesizeHomelab(config);
-  return { ...synthesis, plan: buildPlan({ config: synthesis.config, bootstrap: synthesis.bootstrap, argocd: synthesis.argocd }) };
+  return synthesis;
 }
 
 /** The reference homelab with `git` patched. */
