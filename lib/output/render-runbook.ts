@@ -132,12 +132,11 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     ...(usesGit ? ['git (reads the GitHub seed\'s branch)'] : []),
   ];
   const manifestHelp = manifests.length === 0 ? [] : [
-    `${MANIFESTS_VARIABLE}  folder of already-downloaded release manifests, each named as its URL ends`,
-    `  (${[...new Set(manifests.map((m) => m.fileName))].join(', ')}): read there instead of downloaded, verified the same`,
-    '  way; a manifest missing there is downloaded into it, so a re-run needs no network.',
-    'Each release manifest is verified against its sha256 pin (manifestSha256 in the homelab config) before',
-    'anything of its step is applied; a mismatch stops the runbook. Where upstream signs it, cosign (when installed)',
-    'verifies the signature too.',
+    'Each is verified against its sha256 pin (manifestSha256 in the homelab config) before anything of its step',
+    'is applied; a mismatch stops the runbook. Where upstream signs one, cosign (when installed) verifies that too.',
+    `  ${MANIFESTS_VARIABLE}  folder of already-downloaded release manifests, each named as its URL ends`,
+    `    (${[...new Set(manifests.map((m) => m.fileName))].join(', ')}): read there instead of downloaded, verified the`,
+    '    same way; a manifest missing there is downloaded into it, so a re-run needs no network.',
   ];
 
   const when = (f: LocalFileSpec) => (f.checkedAt === 'step' ? ' [checked at its step]' : '');
