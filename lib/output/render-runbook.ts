@@ -103,7 +103,8 @@ export function fieldManagerFor(step: RenderedStep): string {
 /**
  * Renders `dist/bootstrap/bootstrap.sh`: a bash runbook that applies every planned step in order with
  * `kubectl apply --server-side` and, after each step, performs its waits, so each step starts only when
- * what it needs is really serving. It needs only bash, coreutils and kubectl, and is safe to re-run.
+ * what it needs is really serving. It needs bash, coreutils and kubectl (and helm, openssl, curl or git when a step
+ * does), and is safe to re-run. Release manifests are downloaded once and verified before their step applies anything.
  *
  * The script is built from a fixed block of helpers (each prints its plan line under `--dry-run`) followed
  * by one call per action, so the bottom of the file reads as the runbook itself. The output depends only on

@@ -29,7 +29,9 @@ export function configWarnings(config: ResolvedHomelabConfig): string[] {
   else if (config.forgejo.backup.acceptInClusterOnly) warnings.push('forgejo.backup.acceptInClusterOnly is true: the dumps live in the cluster they protect.');
   for (const url of Object.keys(config.manifestSha256).sort()) {
     if (config.manifestSha256[url] === UNPINNED) {
-      warnings.push(`manifestSha256.${url} is '${UNPINNED}': the runbook applies this release manifest without checking its bytes, and prints its sha256 to pin.`);
+      // The path's first word stays short: the plan wraps a styled first word whole, and cuts only plain long words (URLs).
+      warnings.push(`manifestSha256 leaves ${url} '${UNPINNED}': the runbook applies this release manifest without checking its bytes ` +
+        '(it prints its sha256 to pin).');
     }
   }
   return warnings.sort();

@@ -61,8 +61,3 @@ export function manifestFileName(url: string): string | undefined {
   const name = url.replace(/[?#].*$/, '').split('/').pop() ?? '';
   return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : undefined;
 }
-
-/** The config line that pins `url` to `sha256`, as the runbook prints it for an unpinned URL. */
-export function manifestPinLine(url: string, sha256: string): string {
-  return `manifestSha256: { '${url}': '${sha256}' }`;
-}

@@ -92,8 +92,8 @@ describe('manifestSha256', () => {
   test('an unpinned URL is listed under Warnings; a pinned one is not', () => {
     const warnings = configWarnings(parseHomelabConfig(REFERENCE_HOMELAB));
     expect(warnings.filter((w) => w.startsWith('manifestSha256'))).toEqual([
-      `manifestSha256.${BARMAN_CLOUD_PLUGIN_MANIFEST_URL} is 'unpinned': the runbook applies this release manifest without checking `
-        + 'its bytes, and prints its sha256 to pin.',
+      `manifestSha256 leaves ${BARMAN_CLOUD_PLUGIN_MANIFEST_URL} 'unpinned': the runbook applies this release manifest without checking `
+        + 'its bytes (it prints its sha256 to pin).',
     ]);
   });
 });
