@@ -5,7 +5,7 @@
 # Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for
 # exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.
 #
-# Needs: bash, coreutils, sed, grep, kubectl >= 1.29, helm >= 3.8, openssl (makes self-signed TLS certificates) and git (kustomize fetches remote manifests).
+# Needs: bash, coreutils, sed, grep, kubectl >= 1.29, helm >= 3.8, openssl (makes self-signed TLS certificates) and curl (downloads the pinned release manifests, unless $HOMELAB_MANIFESTS has them).
 # Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.
 #
 # Usage: bootstrap.sh [--dry-run] [--yes] [--help]
@@ -29,6 +29,13 @@
 #   HOMELAB_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/homelab-backup-s3.env)
 #   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
 #   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
+#
+# Release manifests:
+#   Each is verified against its sha256 pin (manifestSha256 in the homelab config) before anything of its step
+#   is applied; a mismatch stops the runbook. Where upstream signs one, cosign (when installed) verifies that too.
+#     HOMELAB_MANIFESTS  folder of already-downloaded release manifests, each named as its URL ends
+#       (cnpg-1.30.0.yaml, manifest.yaml, install.yaml): read there instead of downloaded, verified the
+#       same way; a manifest missing there is downloaded into it, so a re-run needs no network.
 set -euo pipefail
 
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -50,6 +57,7 @@ CURRENT_STEP='preflight'
 SKIPPED=0
 SKIPPED_WHY=''
 KUBE_CONTEXT=''
+HOMELAB_MANIFESTS="${HOMELAB_MANIFESTS:-}"
 
 usage() {
   cat <<'USAGE'
@@ -67,6 +75,13 @@ Local files (override the path with the variable):
   HOMELAB_BACKUP_S3_ENV_FILE Save the object store's keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it. (default: ~/.config/homelab/homelab-backup-s3.env)
   SOPS_AGE_KEY_FILE    Save the age identity the repository's *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key. (default: ~/.config/sops/age/keys.txt)
   SEED_DEPLOY_KEY      Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys). (default: ~/.ssh/argocd_seed)
+
+Release manifests:
+  Each is verified against its sha256 pin (manifestSha256 in the homelab config) before anything of its step
+  is applied; a mismatch stops the runbook. Where upstream signs one, cosign (when installed) verifies that too.
+    HOMELAB_MANIFESTS  folder of already-downloaded release manifests, each named as its URL ends
+      (cnpg-1.30.0.yaml, manifest.yaml, install.yaml): read there instead of downloaded, verified the
+      same way; a manifest missing there is downloaded into it, so a re-run needs no network.
 USAGE
 }
 
@@ -612,14 +627,26 @@ apply() { # step-name -f|-k path-relative-to-this-folder
   server_side_apply "$1" "$2" "$DIR/$3" "$3"
 }
 
-# apply_staged STEP-NAME FOLDER VARIABLE=FILE...: applies a private temporary copy of the kustomization
-# FOLDER, with the local file named by each VARIABLE copied in as FILE; the copy is removed on exit.
+# apply_staged STEP-NAME FOLDER [URL | VARIABLE=FILE]...: applies a private temporary copy of the kustomization FOLDER,
+# with the verified copy of each release manifest URL (fetch_manifest) put in and named in its resources instead of
+# URL, and the local file named by each VARIABLE copied in as FILE; the copy is removed on exit.
 apply_staged() {
-  local name="$1" folder="$2" pair
+  local name="$1" folder="$2" pair copies='' verified=''
   shift 2
+  for pair in "$@"; do
+    case "$pair" in
+      https://*) verified="$verified ${pair##*/}" ;;
+      *) copies="$copies $pair" ;;
+    esac
+  done
   if dry_run; then
     plan apply "kubectl apply --server-side --force-conflicts --field-manager=homelab-bootstrap-$name -k <private copy of $folder>"
-    for pair in "$@"; do plan copy "\$${pair%%=*} into the copy as ${pair#*=}"; done
+    for pair in "$@"; do
+      case "$pair" in
+        https://*) plan copy "the verified ${pair##*/} into the copy, named in its resources instead of $pair" ;;
+        *) plan copy "\$${pair%%=*} into the copy as ${pair#*=}" ;;
+      esac
+    done
     return 0
   fi
   if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
@@ -627,13 +654,172 @@ apply_staged() {
     umask 077
     cp -R "$DIR/$folder" "$STAGING/"
     for pair in "$@"; do
-      local variable="${pair%%=*}"
-      cp "${!variable}" "$STAGING/$folder/${pair#*=}"
+      case "$pair" in
+        https://*) cp "$(manifest_file "$pair")" "$STAGING/$folder/${pair##*/}" ;;
+        *)
+          local variable="${pair%%=*}"
+          cp "${!variable}" "$STAGING/$folder/${pair#*=}"
+          ;;
+      esac
     done
   )
+  # kustomize's load restrictor refuses files outside the kustomization's folder: the copies sit next to it.
+  for pair in "$@"; do
+    case "$pair" in https://*) use_local_resource "$STAGING/$folder/kustomization.yaml" "$pair" ;; esac
+  done
   # the private copy is removed on exit, so the hint names the step's folder in the output
-  server_side_apply "$name" -k "$STAGING/$folder" "$folder (with $*)" \
-    "$(quote "$DIR/$folder/kustomization.yaml") (applied from a private copy of its folder with $* copied in; the copy is removed on exit)"
+  server_side_apply "$name" -k "$STAGING/$folder" "$folder${copies:+ (with$copies)}${verified:+ (verified$verified)}" \
+    "$(quote "$DIR/$folder/kustomization.yaml") (applied from a private copy of its folder${copies:+ with$copies copied in}${verified:+ naming the verified$verified}; the copy is removed on exit)"
+}
+
+# check_manifest_tools SIGNED FILE-NAME...: before the first change, the tools the release manifests need: sha256sum
+# always, curl unless $HOMELAB_MANIFESTS holds every FILE-NAME; says whether cosign will check the SIGNED signatures.
+check_manifest_tools() {
+  local signed="$1" name missing='' version
+  shift
+  if dry_run; then
+    plan check "sha256sum on PATH; curl unless \$HOMELAB_MANIFESTS holds $*${HOMELAB_MANIFESTS:+ (HOMELAB_MANIFESTS=$HOMELAB_MANIFESTS)}"
+    if [ "$signed" -gt 0 ]; then plan check "cosign on PATH verifies the $signed signature(s) upstream publishes; without it they are not verified (the sha256 pins still are)"; fi
+    return 0
+  fi
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ ! -d "$HOMELAB_MANIFESTS" ]; then
+    printf '  ✗ FAILED: HOMELAB_MANIFESTS=%s is not a folder\n    hint: mkdir -p %s (the runbook keeps the manifests it downloads there), or unset HOMELAB_MANIFESTS\n' \
+      "$HOMELAB_MANIFESTS" "$(quote "$HOMELAB_MANIFESTS")" >&2
+    abort
+  fi
+  if ! command -v sha256sum >/dev/null 2>&1; then
+    printf '  ✗ FAILED: sha256sum not found on PATH\n    hint: install GNU coreutils; the runbook verifies the release manifests with it\n' >&2
+    abort
+  fi
+  for name in "$@"; do
+    if [ -z "$HOMELAB_MANIFESTS" ] || [ ! -f "$HOMELAB_MANIFESTS/$name" ]; then missing="$missing $name"; fi
+  done
+  if [ -z "$missing" ]; then
+    printf '  ✓ release manifests in HOMELAB_MANIFESTS=%s (%s): no download\n' "$HOMELAB_MANIFESTS" "$*"
+  elif ! command -v curl >/dev/null 2>&1; then
+    printf '  ✗ FAILED: curl not found on PATH: the runbook downloads%s\n    hint: install curl, or put the files in a folder and name it with HOMELAB_MANIFESTS=<folder>\n' "$missing" >&2
+    abort
+  else
+    version="$(curl --version 2>/dev/null | head -n 1)" || true
+    printf '  ✓ %s (downloads%s%s)\n' "${version:-curl}" "$missing" "${HOMELAB_MANIFESTS:+ into $HOMELAB_MANIFESTS}"
+  fi
+  if [ "$signed" -gt 0 ]; then
+    if command -v cosign >/dev/null 2>&1; then
+      printf '  ✓ cosign on PATH: verifies the signatures upstream publishes\n'
+    else
+      printf '  ! cosign not installed: the signatures upstream publishes are not verified (the sha256 pins still are)\n'
+    fi
+  fi
+}
+
+# download URL FILE: one download, bounded and retried; only https, redirects included.
+download() {
+  curl -fsSL --proto '=https' --proto-redir '=https' --connect-timeout 30 --max-time 600 --retry 3 --retry-delay 2 -o "$2" "$1"
+}
+
+# fetch_manifest STEP-NAME URL SHA256|unpinned [BUNDLE-URL IDENTITY ISSUER]: puts the release manifest URL, verified,
+# into the private staging folder (manifest_file), before anything of the step is applied: read from
+# $HOMELAB_MANIFESTS/<name> when there, else downloaded (and kept there when HOMELAB_MANIFESTS is set). Its sha256
+# must be SHA256 ('unpinned': printed with the config line that pins it). With BUNDLE-URL, cosign (when installed)
+# verifies the Sigstore bundle against the signing workflow's IDENTITY and its OIDC ISSUER.
+fetch_manifest() {
+  local start=$SECONDS url="$2" want="$3" name="${2##*/}" file source actual out keep=''
+  if dry_run; then
+    if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+      source="read $HOMELAB_MANIFESTS/$name"
+    else
+      source="download with curl${HOMELAB_MANIFESTS:+ into $HOMELAB_MANIFESTS/$name}"
+    fi
+    if [ "$want" = unpinned ]; then plan fetch "$url: $source; NOT PINNED: print its sha256 and the config line that pins it"
+    else plan verify "$url: $source; its sha256 must be $want"; fi
+    if [ -n "${4:-}" ]; then
+      plan verify "its signature when cosign is installed: cosign verify-blob --bundle $4 --certificate-identity $5 --certificate-oidc-issuer $6"
+    fi
+    return 0
+  fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  file="$(manifest_file "$url")"
+  mkdir -p "${file%/*}"
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+    cp "$HOMELAB_MANIFESTS/$name" "$file"
+    source="read from $HOMELAB_MANIFESTS/$name"
+  else
+    waiting "download $url" 600
+    if ! out="$(download "$url" "$file" 2>&1)"; then
+      failed "download $url" "$start" "$out"$'\n'"Nothing of this step was applied."
+      inspect "$(quote curl -fsSL -o "$name" "$url") (or put the file in a folder named by HOMELAB_MANIFESTS)"
+    fi
+    source="downloaded from $url"
+    keep="${HOMELAB_MANIFESTS:+yes}"
+  fi
+  actual="$(sha256sum "$file")"
+  actual="${actual%% *}"
+  if [ "$want" = unpinned ]; then
+    printf '%s  ! %s is not pinned: its sha256 is %s (%s)\n' "$CLEAR_LINE" "$url" "$actual" "$source"
+    printf '    pin it: check it against the release, then set in the homelab config\n'
+    printf "      manifestSha256: { '%s': '%s' }\n" "$url" "$actual"
+  elif [ "$actual" != "$want" ]; then
+    failed "sha256 of $url" "$start" "expected $want (manifestSha256 in the homelab config)"$'\n'"actual   $actual ($source)"$'\n'"Nothing of this step was applied: the manifest is not the one the config pins."
+    if [ -z "$keep" ] && [ "$source" != "downloaded from $url" ]; then
+      printf '    fix: delete %s to download it again, or put the pinned release there\n' "$(quote "$HOMELAB_MANIFESTS/$name")" >&2
+    fi
+    printf '    fix: if the release changed on purpose, check the new file against the release (checksum, signature), pin its\n' >&2
+    printf '    sha256 in manifestSha256 and synthesize again; otherwise the download was altered: do not apply it\n' >&2
+    abort
+  fi
+  if [ -n "${4:-}" ]; then verify_signature "$start" "$url" "$file" "$4" "$5" "$6" "$want"; fi
+  if [ -n "$keep" ]; then cp "$file" "$HOMELAB_MANIFESTS/$name"; fi
+  if [ "$want" != unpinned ]; then passed "verified $name: sha256 $actual ($source)" "$start"; fi
+}
+
+# verify_signature START URL FILE BUNDLE-URL IDENTITY ISSUER SHA256: cosign verify-blob of FILE with the Sigstore bundle,
+# read from $HOMELAB_MANIFESTS like the manifest or downloaded; without cosign, says so.
+verify_signature() {
+  local start="$1" url="$2" file="$3" bundle_url="$4" name="${4##*/}" bundle out
+  if ! command -v cosign >/dev/null 2>&1; then
+    if [ "$7" = unpinned ]; then
+      printf '  ! signature of %s not verified: cosign not installed; its sha256 is not pinned either\n' "$url"
+    else
+      printf '  ! signature of %s not verified: cosign not installed; the sha256 was verified\n' "$url"
+    fi
+    return 0
+  fi
+  bundle="${file%/*}/$name"
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+    cp "$HOMELAB_MANIFESTS/$name" "$bundle"
+  elif ! out="$(download "$bundle_url" "$bundle" 2>&1)"; then
+    failed "download the signature of $url" "$start" "$out"$'\n'"Nothing of this step was applied."
+    inspect "$(quote curl -fsSL -o "$name" "$bundle_url")"
+  elif [ -n "$HOMELAB_MANIFESTS" ]; then
+    cp "$bundle" "$HOMELAB_MANIFESTS/$name"
+  fi
+  if ! out="$(cosign verify-blob "$file" --bundle "$bundle" --certificate-identity "$5" --certificate-oidc-issuer "$6" 2>&1)"; then
+    failed "signature of $url (cosign verify-blob, identity $5)" "$start" "$out"$'\n'"Nothing of this step was applied: the manifest is not signed by the release workflow."
+    inspect "$(quote cosign verify-blob "$name" --bundle "${bundle_url##*/}" --certificate-identity "$5" --certificate-oidc-issuer "$6")"
+  fi
+  printf '  ✓ signature of %s verified by cosign (%s)\n' "${url##*/}" "$5"
+}
+
+# manifest_file URL: where fetch_manifest puts the verified copy of the release manifest URL.
+manifest_file() {
+  printf '%s/manifests/%s' "$STAGING" "${1##*/}"
+}
+
+# use_local_resource KUSTOMIZATION URL: names the verified copy (its file name) instead of URL in KUSTOMIZATION's
+# resources; stops when URL is not one of them.
+use_local_resource() {
+  local line out='' found=''
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      *"- $2") line="${line%"$2"}${2##*/}"; found=yes ;;
+    esac
+    out="$out$line"$'\n'
+  done <"$1"
+  if [ -z "$found" ]; then
+    failed "use the verified copy of $2" "$SECONDS" "$1 does not list it under resources"
+    abort
+  fi
+  printf '%s' "$out" >"$1"
 }
 
 # install_secret_file STEP-NAME NAMESPACE NAME KEY VARIABLE: applies Secret NAMESPACE/NAME whose key KEY holds
@@ -870,6 +1056,7 @@ begin
 check_kubectl
 check_helm
 check_openssl
+check_manifest_tools 1 cnpg-1.30.0.yaml manifest.yaml install.yaml
 need_file HOMELAB_BACKUP_S3_ENV_FILE env-file 'Save the object store'\''s keys for cluster forgejo-db in ~/.config/homelab/homelab-backup-s3.env (chmod 600), one per line without quotes: ACCESS_KEY_ID=<value>, ACCESS_SECRET_KEY=<value>. Keep a copy off the cluster: a restore cannot start without it.' ACCESS_KEY_ID ACCESS_SECRET_KEY
 need_file SOPS_AGE_KEY_FILE age-identity 'Save the age identity the repository'\''s *.enc.yaml are encrypted to in ~/.config/sops/age/keys.txt (chmod 600); a new one: age-keygen -o ~/.config/sops/age/keys.txt, then encrypt the secrets to its public key.'
 need_file SEED_DEPLOY_KEY ssh-private-key 'Create a read-only deploy key: ssh-keygen -t ed25519 -f ~/.ssh/argocd_seed -N "" and add the .pub to the GitHub repository (Settings > Deploy keys).'
@@ -891,15 +1078,17 @@ wait_rollout longhorn-system deployment/longhorn-driver-deployer 600
 wait_object 600 storageclass/longhorn '' '{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}' true 'StorageClass longhorn exists and is the default'
 
 step 4 cnpg-operator 'CloudNativePG operator (release manifest)'
-apply cnpg-operator -k 04-cnpg-operator
+fetch_manifest cnpg-operator https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.yaml f8bede43fe4ee0d478c2355b204a36876b2ae4faac60f2a9452280b293da3b88 https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.sigstore.json https://github.com/cloudnative-pg/cloudnative-pg/.github/workflows/release-publish.yml@refs/tags/v1.30.0 https://token.actions.githubusercontent.com
+apply_staged cnpg-operator 04-cnpg-operator https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.yaml
 wait_crds 300 clusters.postgresql.cnpg.io databases.postgresql.cnpg.io
 wait_rollout cnpg-system deployment/cnpg-controller-manager 300
 wait_webhook 300 'CNPG admission webhooks answer a server-side dry-run of a Cluster' '{"apiVersion":"postgresql.cnpg.io/v1","kind":"Cluster","metadata":{"name":"webhook-probe","namespace":"cnpg-system"},"spec":{"instances":1,"storage":{"size":"1Gi"}}}'
 
 step 5 barman-cloud-plugin 'CNPG Barman Cloud plugin (release manifest without its cert-manager objects) and its self-signed TLS Secrets, renewed only by a re-run of the runbook'
+fetch_manifest barman-cloud-plugin https://github.com/cloudnative-pg/plugin-barman-cloud/releases/download/v0.14.0/manifest.yaml unpinned
 ensure_tls_secret barman-cloud-plugin cnpg-system barman-cloud-client-tls client barman-cloud-client 730 30
 ensure_tls_secret barman-cloud-plugin cnpg-system barman-cloud-server-tls server barman-cloud 730 30 barman-cloud
-apply barman-cloud-plugin -k 05-barman-cloud-plugin
+apply_staged barman-cloud-plugin 05-barman-cloud-plugin https://github.com/cloudnative-pg/plugin-barman-cloud/releases/download/v0.14.0/manifest.yaml
 wait_crds 300 objectstores.barmancloud.cnpg.io
 wait_rollout cnpg-system deployment/barman-cloud 300
 
@@ -921,8 +1110,9 @@ wait_rollout cicd deployment/forgejo 600
 wait_job cicd forgejo-provision 900
 
 step 8 argocd-install 'Argo CD (upstream manifest) with health checks and the SOPS plugin'
+fetch_manifest argocd-install https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml 795a3a972224da6a7f9d32c3e946445f062b60fb46028476715affeb688236e3
 install_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE
-apply argocd-install -k 08-argocd-install
+apply_staged argocd-install 08-argocd-install https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml
 wait_crds 600 applications.argoproj.io applicationsets.argoproj.io appprojects.argoproj.io
 wait_rollout argocd deployment/argocd-applicationset-controller 600
 wait_rollout argocd deployment/argocd-dex-server 600

@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { pgIdentifierProblem, RESERVED_DATABASE_NAMES, SOPS_PLUGIN_NAME } from '../shared/names';
 import { CLUSTER_SCOPED_KINDS, ClusterScopedKind } from '../shared/cluster-resources';
+import { manifestSha256Problem, manifestUrlProblem, REFERENCE_MANIFEST_SHA256 } from '../shared/manifest-integrity';
 import {
   checkedString, gitRef, goDuration, integer, keyedRecord, namespaceName, namespaceNameProblem, noCredentials, objectName, objectNameProblem,
   pgIdentifier, pgRoleName, quantity, repoRelativePath, secretKey, secretName, subdomainName, syncWave,
@@ -760,4 +761,12 @@ export const HomelabConfigShape = z.strictObject({
   phase0Components: z.array(z.string()).readonly().default(DEFAULT_PHASE0_COMPONENTS),
   /** Signatures of Phase-0 components besides the built-in ones (`PHASE0_SIGNATURES`), e.g. a chart mirror. @default [] */
   phase0Signatures: z.array(Phase0SignatureSchema).readonly().default([]),
+  /**
+   * The sha256 of every release manifest the bootstrap applies by URL, keyed by the URL (`curl -fsSL URL | sha256sum`),
+   * or `'unpinned'`: the runbook then prints its sha256 and this line to pin it, and synth and plan warn. The runbook
+   * verifies each download and applies the verified copy. Keyed by URL, so a pin bump that moves a URL fails synth
+   * naming the new URL, and an entry no step applies is an error (lib/homelab/manifest-pins.ts).
+   * @default REFERENCE_MANIFEST_SHA256 (lib/shared/manifest-integrity.ts)
+   */
+  manifestSha256: keyedRecord(manifestUrlProblem, checkedString(manifestSha256Problem)).readonly().default(REFERENCE_MANIFEST_SHA256),
 }).readonly();

@@ -26,6 +26,8 @@ import { LonghornInstall } from '../constructs/longhorn/longhorn-install';
 import { HelmReleaseSpec } from '../constructs/bootstrap/waits';
 import { NetworkIsolation } from '../constructs/network/network-isolation';
 import { NetworkPeer, NetworkPort, urlPeer, urlPort } from '../shared/network';
+import { ConfigError } from '../shared/errors';
+import { manifestPinProblems } from './manifest-pins';
 
 /** How long the runbook waits for a Phase-0 cluster that is recovered from a backup (`restoreFrom`). */
 export const POSTGRES_RESTORE_TIMEOUT = Duration.minutes(60);
@@ -381,6 +383,10 @@ export class BootstrapPlan extends Construct {
       : 'the root app reads Forgejo only once its mirror is verified and Argo CD has its credential');
 
     if (config.network.isolatePhase0) this.network = this.isolatePhase0(config);
+
+    // Every release manifest a step applies by URL is pinned by the config, and every pin is used.
+    const pinProblems = manifestPinProblems(config, this.steps);
+    if (pinProblems.length > 0) throw new ConfigError(pinProblems);
   }
 
   /**

@@ -3,6 +3,8 @@ import {
   ApiEndpointsWithinPrecondition, GitMirrorCurrentPrecondition, HelmReleaseSpec, LocalFileSpec, NoteWhenExistsPrecondition,
   SelfSignedTlsSecretPrecondition, SkipWhenPrecondition, StepWait,
 } from '../constructs/bootstrap/waits';
+import { RemoteManifestSignature } from '../constructs/bootstrap/bootstrap-step';
+import { manifestFileName, manifestSha256Problem, manifestUrlProblem, UNPINNED } from '../shared/manifest-integrity';
 import { ipv4CidrProblem } from '../shared/network';
 import { MIN_HELM_VERSION } from '../shared/pins';
 
@@ -75,7 +77,19 @@ export interface RunbookOptions {
    * @default - none pinned: the runbook shows the cluster and asks (or takes `--yes`)
    */
   readonly expectedCluster?: ExpectedCluster;
+
+  /**
+   * The sha256 of every remote manifest a step applies (64 lower-case hex digits, as `sha256sum` prints them), keyed
+   * by its URL, or `'unpinned'`. Each URL a step applies needs an entry; entries no step applies are not used (the
+   * homelab reports them as stale pins of its config: lib/homelab/manifest-pins.ts).
+   *
+   * @default {} (only steps without remote manifests)
+   */
+  readonly manifestSha256?: Readonly<Record<string, string>>;
 }
+
+/** Folder of already-downloaded release manifests the runbook reads before it downloads one, and keeps downloads in. */
+export const MANIFESTS_VARIABLE = 'HOMELAB_MANIFESTS';
 
 /** Prefix of the server-side-apply field manager; each step applies as `<prefix>-<stepName>`. */
 export const FIELD_MANAGER_PREFIX = 'homelab-bootstrap';
@@ -89,7 +103,8 @@ export function fieldManagerFor(step: RenderedStep): string {
 /**
  * Renders `dist/bootstrap/bootstrap.sh`: a bash runbook that applies every planned step in order with
  * `kubectl apply --server-side` and, after each step, performs its waits, so each step starts only when
- * what it needs is really serving. It needs only bash, coreutils and kubectl, and is safe to re-run.
+ * what it needs is really serving. It needs bash, coreutils and kubectl (and helm, openssl, curl or git when a step
+ * does), and is safe to re-run. Release manifests are downloaded once and verified before their step applies anything.
  *
  * The script is built from a fixed block of helpers (each prints its plan line under `--dry-run`) followed
  * by one call per action, so the bottom of the file reads as the runbook itself. The output depends only on
@@ -108,6 +123,22 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
   const usesHelm = planned.some((p) => p.applyFlag === 'helm');
   const usesOpenssl = planned.some((p) => p.step.preconditions.some((pre) => pre.kind === 'self-signed-tls-secret'));
   const files = localFiles(planned);
+  const manifests = remoteManifests(planned, options.manifestSha256 ?? {});
+  const usesGit = planned.some((p) => p.step.preconditions.some((pre) => pre.kind === 'git-mirror-current'));
+  const needs = [
+    'bash', 'coreutils', 'sed', 'grep', `kubectl >= ${options.minKubectlVersion}`,
+    ...(usesHelm ? [`helm >= ${minHelmVersion}`] : []),
+    ...(usesOpenssl ? ['openssl (makes self-signed TLS certificates)'] : []),
+    ...(manifests.length > 0 ? [`curl (downloads the pinned release manifests, unless $${MANIFESTS_VARIABLE} has them)`] : []),
+    ...(usesGit ? ['git (reads the GitHub seed\'s branch)'] : []),
+  ];
+  const manifestHelp = manifests.length === 0 ? [] : [
+    'Each is verified against its sha256 pin (manifestSha256 in the homelab config) before anything of its step',
+    'is applied; a mismatch stops the runbook. Where upstream signs one, cosign (when installed) verifies that too.',
+    `  ${MANIFESTS_VARIABLE}  folder of already-downloaded release manifests, each named as its URL ends`,
+    `    (${[...new Set(manifests.map((m) => m.fileName))].join(', ')}): read there instead of downloaded, verified the`,
+    '    same way; a manifest missing there is downloaded into it, so a re-run needs no network.',
+  ];
 
   const when = (f: LocalFileSpec) => (f.checkedAt === 'step' ? ' [checked at its step]' : '');
   const env = files.map((f) => `#   ${f.variable.padEnd(20)} ${oneLine(f.hint)} (default: ${oneLine(f.defaultPath)})${when(f)}`);
@@ -121,9 +152,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     '# Applies every bootstrap step in order with `kubectl apply --server-side` and, after each step, waits for',
     '# exactly what the next step needs. Safe to re-run: applies are idempotent and finished waits pass at once.',
     '#',
-    `# Needs: bash, coreutils, sed, grep, kubectl >= ${options.minKubectlVersion}${usesHelm ? `, helm >= ${minHelmVersion}` : ''}` +
-      `${usesOpenssl ? ', openssl (makes self-signed TLS certificates)' : ''} ` +
-      'and git (kustomize fetches remote manifests).',
+    `# Needs: ${needs.slice(0, -1).join(', ')} and ${needs[needs.length - 1]}.`,
     `# Every kubectl request gives up after ${requestTimeoutSeconds}s (--request-timeout); waits have their own timeouts.`,
     '#',
     '# Usage: bootstrap.sh [--dry-run] [--yes] [--help]',
@@ -134,6 +163,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     '# Steps:',
     ...planned.map((p) => `#   ${String(p.index).padStart(2)}. ${p.step.stepName}: ${oneLine(p.step.summary)}`),
     ...(env.length > 0 ? ['#', '# Local files (override the path with the variable):', ...env] : []),
+    ...(manifestHelp.length > 0 ? ['#', '# Release manifests:', ...manifestHelp.map((l) => `#   ${l}`)] : []),
     'set -euo pipefail',
     '',
     'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
@@ -157,6 +187,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     "SKIPPED_WHY=''",
     // the context confirm_cluster showed and confirmed; helm is pointed at it explicitly
     "KUBE_CONTEXT=''",
+    ...(manifests.length > 0 ? [`${MANIFESTS_VARIABLE}="\${${MANIFESTS_VARIABLE}:-}"`] : []),
     '',
     'usage() {',
     "  cat <<'USAGE'",
@@ -170,6 +201,7 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     '  --yes      confirm the cluster without asking (it must still match the config)',
     '  --help     show this help',
     ...(usageEnv.length > 0 ? ['', 'Local files (override the path with the variable):', ...usageEnv] : []),
+    ...(manifestHelp.length > 0 ? ['', 'Release manifests:', ...manifestHelp.map((l) => `  ${l}`)] : []),
     'USAGE',
     '}',
     '',
@@ -193,9 +225,10 @@ export function renderRunbook(planned: readonly RenderedStep[], options: Runbook
     'check_kubectl',
     ...(usesHelm ? ['check_helm'] : []),
     ...(usesOpenssl ? ['check_openssl'] : []),
+    ...(manifests.length > 0 ? [`check_manifest_tools ${manifests.filter((m) => m.signature).length} ${[...new Set(manifests.map((m) => m.fileName))].map(shq).join(' ')}`] : []),
     ...files.filter((f) => f.checkedAt !== 'step').map(needFile),
     'confirm_cluster',
-    ...planned.flatMap((p) => ['', ...renderStep(p, variables)]),
+    ...planned.flatMap((p) => ['', ...renderStep(p, variables, options.manifestSha256 ?? {})]),
     '',
     'finish',
     '',
@@ -297,24 +330,27 @@ function renderTlsSecret(stepName: string, t: SelfSignedTlsSecretPrecondition): 
  * The calls of one step: header, checks, Job deletions, apply, waits. `variables`: the local files' variables. A step
  * with a `skip-when` precondition runs everything after its header only when `skip_when` finds the cluster not past it.
  */
-function renderStep(p: RenderedStep, variables: ReadonlySet<string>): string[] {
+function renderStep(p: RenderedStep, variables: ReadonlySet<string>, manifestSha256: Readonly<Record<string, string>>): string[] {
   const header = `step ${p.index} ${shq(p.step.stepName)} ${shq(oneLine(p.step.summary))}`;
   const skips = p.step.preconditions.filter((pre): pre is SkipWhenPrecondition => pre.kind === 'skip-when');
   if (skips.length > 1) {
     throw new Error(`bootstrap step '${p.step.stepName}' has ${skips.length} skip-when preconditions; at most one is allowed ` +
       '(the step is skipped when its one field has its value).');
   }
-  if (skips.length === 0) return [header, ...stepBody(p, variables)];
-  return [header, `if ! ${renderSkipWhen(p.step.stepName, skips[0])}; then`, ...stepBody(p, variables).map((l) => `  ${l}`), 'fi'];
+  if (skips.length === 0) return [header, ...stepBody(p, variables, manifestSha256)];
+  return [header, `if ! ${renderSkipWhen(p.step.stepName, skips[0])}; then`, ...stepBody(p, variables, manifestSha256).map((l) => `  ${l}`), 'fi'];
 }
 
 /** What a step does once it is not skipped: checks, Job deletions, apply, waits. */
-function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
+function stepBody(p: RenderedStep, variables: ReadonlySet<string>, manifestSha256: Readonly<Record<string, string>>): string[] {
   const name = p.step.stepName;
   // Read-only checks of the cluster come first, so a failed one stops the step before any of its changes.
-  const lines: string[] = p.step.preconditions
+  // Release manifests are downloaded and verified first: a mismatch stops the step before any of its changes.
+  const remote = p.step.kustomization?.remoteResources ?? [];
+  const lines: string[] = remote.map((url) => renderFetchManifest(p, url, manifestSha256));
+  lines.push(...p.step.preconditions
     .filter((pre): pre is ApiEndpointsWithinPrecondition => pre.kind === 'api-endpoints-within')
-    .map((pre) => renderApiEndpointsCheck(name, pre));
+    .map((pre) => renderApiEndpointsCheck(name, pre)));
   for (const pre of p.step.preconditions) {
     // local files are checked once, before anything is applied (see renderRunbook), unless checked at their step.
     if ((pre.kind === 'local-file' || pre.kind === 'secret-from-file' || pre.kind === 'secret-from-env-file') && pre.checkedAt === 'step') {
@@ -352,13 +388,76 @@ function stepBody(p: RenderedStep, variables: ReadonlySet<string>): string[] {
   const copies = p.step.preconditions.flatMap((pre) => (pre.kind === 'local-file' && pre.copyAs !== undefined ? [`${pre.variable}=${pre.copyAs}`] : []));
   if (p.applyFlag === 'helm') {
     lines.push(renderHelmRelease(p));
-  } else if (copies.length > 0) {
-    lines.push(`apply_staged ${shq(name)} ${shq(p.fileName)} ${copies.map(shq).join(' ')}`);
+  } else if (copies.length > 0 || remote.length > 0) {
+    // The verified manifests go into the private copy next to its kustomization (kustomize's load restrictor refuses
+    // files outside its root), which then names them instead of their URLs.
+    lines.push(`apply_staged ${shq(name)} ${shq(p.fileName)} ${[...remote, ...copies].map(shq).join(' ')}`);
   } else {
     lines.push(`apply ${shq(name)} ${p.applyFlag} ${shq(p.fileName)}`);
   }
   lines.push(...p.step.waits.map(renderWait));
   return lines;
+}
+
+/** A release manifest a step applies by URL, with its pin and the name of its verified copy. */
+interface RemoteManifest {
+  readonly stepName: string;
+  readonly url: string;
+  /** 64 lower-case hex digits, or `UNPINNED`. */
+  readonly sha256: string;
+  readonly fileName: string;
+  readonly signature?: RemoteManifestSignature;
+}
+
+/** Files of a kustomization folder a release manifest's copy may not overwrite. */
+const KUSTOMIZATION_FILES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization', 'resources.yaml', 'values.yaml']);
+
+/**
+ * Every release manifest the steps apply by URL, in step order, checked against `manifestSha256`: each has a pin,
+ * file names are plain and tell the URLs apart (the offline folder holds them side by side), and no
+ * copy overwrites a file of its step.
+ */
+function remoteManifests(planned: readonly RenderedStep[], manifestSha256: Readonly<Record<string, string>>): RemoteManifest[] {
+  const out: RemoteManifest[] = [];
+  const byFileName = new Map<string, string>();
+  for (const p of planned) {
+    const k = p.step.kustomization;
+    const stepName = p.step.stepName;
+    for (const url of k?.remoteResources ?? []) {
+      const urlProblem = manifestUrlProblem(url);
+      if (urlProblem !== undefined) throw new Error(`bootstrap step '${stepName}': ${urlProblem}`);
+      const sha256 = manifestSha256[url];
+      if (sha256 === undefined) {
+        throw new Error(`runbook: bootstrap step '${stepName}' applies ${url}, which manifestSha256 does not pin. Add its sha256 ` +
+          `(\`curl -fsSL ${url} | sha256sum\`), or '${UNPINNED}'.`);
+      }
+      const shaProblem = manifestSha256Problem(sha256);
+      if (shaProblem !== undefined) throw new Error(`runbook: manifestSha256 of ${url}: ${shaProblem}`);
+      const fileName = manifestFileName(url)!;
+      const seen = byFileName.get(fileName);
+      if (seen !== undefined && seen !== url) {
+        throw new Error(`runbook: ${seen} and ${url} end in the same file name '${fileName}'; the runbook stores release manifests by ` +
+          'that name (next to the kustomization and in the offline folder), so they must differ.');
+      }
+      byFileName.set(fileName, url);
+      const copies = p.step.preconditions.flatMap((pre) => (pre.kind === 'local-file' && pre.copyAs !== undefined ? [pre.copyAs] : []));
+      if (KUSTOMIZATION_FILES.has(fileName) || fileName.startsWith('patch-') || copies.includes(fileName)) {
+        throw new Error(`bootstrap step '${stepName}': the copy of ${url} would be '${fileName}', a file of the step's own folder; ` +
+          'the runbook puts the verified manifest there under that name.');
+      }
+      const signature = k?.signatures?.find((sig) => sig.manifestUrl === url);
+      out.push({ stepName, url, sha256, fileName, ...(signature ? { signature } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The `fetch_manifest` call of one release manifest of a step. */
+function renderFetchManifest(p: RenderedStep, url: string, manifestSha256: Readonly<Record<string, string>>): string {
+  const signature = p.step.kustomization?.signatures?.find((sig) => sig.manifestUrl === url);
+  const args = [p.step.stepName, url, manifestSha256[url]];
+  if (signature) args.push(signature.bundleUrl, signature.certificateIdentity, signature.certificateOidcIssuer);
+  return `fetch_manifest ${args.map(shq).join(' ')}`;
 }
 
 /** The Jobs a step applies, with the namespace they end up in (kustomize's `namespace` wins). */
@@ -1063,14 +1162,26 @@ apply() { # step-name -f|-k path-relative-to-this-folder
   server_side_apply "$1" "$2" "$DIR/$3" "$3"
 }
 
-# apply_staged STEP-NAME FOLDER VARIABLE=FILE...: applies a private temporary copy of the kustomization
-# FOLDER, with the local file named by each VARIABLE copied in as FILE; the copy is removed on exit.
+# apply_staged STEP-NAME FOLDER [URL | VARIABLE=FILE]...: applies a private temporary copy of the kustomization FOLDER,
+# with the verified copy of each release manifest URL (fetch_manifest) put in and named in its resources instead of
+# URL, and the local file named by each VARIABLE copied in as FILE; the copy is removed on exit.
 apply_staged() {
-  local name="$1" folder="$2" pair
+  local name="$1" folder="$2" pair copies='' verified=''
   shift 2
+  for pair in "$@"; do
+    case "$pair" in
+      https://*) verified="$verified \${pair##*/}" ;;
+      *) copies="$copies $pair" ;;
+    esac
+  done
   if dry_run; then
     plan apply "kubectl apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER_PREFIX}-$name -k <private copy of $folder>"
-    for pair in "$@"; do plan copy "\\$\${pair%%=*} into the copy as \${pair#*=}"; done
+    for pair in "$@"; do
+      case "$pair" in
+        https://*) plan copy "the verified \${pair##*/} into the copy, named in its resources instead of $pair" ;;
+        *) plan copy "\\$\${pair%%=*} into the copy as \${pair#*=}" ;;
+      esac
+    done
     return 0
   fi
   if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
@@ -1078,13 +1189,172 @@ apply_staged() {
     umask 077
     cp -R "$DIR/$folder" "$STAGING/"
     for pair in "$@"; do
-      local variable="\${pair%%=*}"
-      cp "\${!variable}" "$STAGING/$folder/\${pair#*=}"
+      case "$pair" in
+        https://*) cp "$(manifest_file "$pair")" "$STAGING/$folder/\${pair##*/}" ;;
+        *)
+          local variable="\${pair%%=*}"
+          cp "\${!variable}" "$STAGING/$folder/\${pair#*=}"
+          ;;
+      esac
     done
   )
+  # kustomize's load restrictor refuses files outside the kustomization's folder: the copies sit next to it.
+  for pair in "$@"; do
+    case "$pair" in https://*) use_local_resource "$STAGING/$folder/kustomization.yaml" "$pair" ;; esac
+  done
   # the private copy is removed on exit, so the hint names the step's folder in the output
-  server_side_apply "$name" -k "$STAGING/$folder" "$folder (with $*)" \\
-    "$(quote "$DIR/$folder/kustomization.yaml") (applied from a private copy of its folder with $* copied in; the copy is removed on exit)"
+  server_side_apply "$name" -k "$STAGING/$folder" "$folder\${copies:+ (with$copies)}\${verified:+ (verified$verified)}" \\
+    "$(quote "$DIR/$folder/kustomization.yaml") (applied from a private copy of its folder\${copies:+ with$copies copied in}\${verified:+ naming the verified$verified}; the copy is removed on exit)"
+}
+
+# check_manifest_tools SIGNED FILE-NAME...: before the first change, the tools the release manifests need: sha256sum
+# always, curl unless $HOMELAB_MANIFESTS holds every FILE-NAME; says whether cosign will check the SIGNED signatures.
+check_manifest_tools() {
+  local signed="$1" name missing='' version
+  shift
+  if dry_run; then
+    plan check "sha256sum on PATH; curl unless \\$HOMELAB_MANIFESTS holds $*\${HOMELAB_MANIFESTS:+ (HOMELAB_MANIFESTS=$HOMELAB_MANIFESTS)}"
+    if [ "$signed" -gt 0 ]; then plan check "cosign on PATH verifies the $signed signature(s) upstream publishes; without it they are not verified (the sha256 pins still are)"; fi
+    return 0
+  fi
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ ! -d "$HOMELAB_MANIFESTS" ]; then
+    printf '  ✗ FAILED: HOMELAB_MANIFESTS=%s is not a folder\\n    hint: mkdir -p %s (the runbook keeps the manifests it downloads there), or unset HOMELAB_MANIFESTS\\n' \\
+      "$HOMELAB_MANIFESTS" "$(quote "$HOMELAB_MANIFESTS")" >&2
+    abort
+  fi
+  if ! command -v sha256sum >/dev/null 2>&1; then
+    printf '  ✗ FAILED: sha256sum not found on PATH\\n    hint: install GNU coreutils; the runbook verifies the release manifests with it\\n' >&2
+    abort
+  fi
+  for name in "$@"; do
+    if [ -z "$HOMELAB_MANIFESTS" ] || [ ! -f "$HOMELAB_MANIFESTS/$name" ]; then missing="$missing $name"; fi
+  done
+  if [ -z "$missing" ]; then
+    printf '  ✓ release manifests in HOMELAB_MANIFESTS=%s (%s): no download\\n' "$HOMELAB_MANIFESTS" "$*"
+  elif ! command -v curl >/dev/null 2>&1; then
+    printf '  ✗ FAILED: curl not found on PATH: the runbook downloads%s\\n    hint: install curl, or put the files in a folder and name it with HOMELAB_MANIFESTS=<folder>\\n' "$missing" >&2
+    abort
+  else
+    version="$(curl --version 2>/dev/null | head -n 1)" || true
+    printf '  ✓ %s (downloads%s%s)\\n' "\${version:-curl}" "$missing" "\${HOMELAB_MANIFESTS:+ into $HOMELAB_MANIFESTS}"
+  fi
+  if [ "$signed" -gt 0 ]; then
+    if command -v cosign >/dev/null 2>&1; then
+      printf '  ✓ cosign on PATH: verifies the signatures upstream publishes\\n'
+    else
+      printf '  ! cosign not installed: the signatures upstream publishes are not verified (the sha256 pins still are)\\n'
+    fi
+  fi
+}
+
+# download URL FILE: one download, bounded and retried; only https, redirects included.
+download() {
+  curl -fsSL --proto '=https' --proto-redir '=https' --connect-timeout 30 --max-time 600 --retry 3 --retry-delay 2 -o "$2" "$1"
+}
+
+# fetch_manifest STEP-NAME URL SHA256|unpinned [BUNDLE-URL IDENTITY ISSUER]: puts the release manifest URL, verified,
+# into the private staging folder (manifest_file), before anything of the step is applied: read from
+# $HOMELAB_MANIFESTS/<name> when there, else downloaded (and kept there when HOMELAB_MANIFESTS is set). Its sha256
+# must be SHA256 ('unpinned': printed with the config line that pins it). With BUNDLE-URL, cosign (when installed)
+# verifies the Sigstore bundle against the signing workflow's IDENTITY and its OIDC ISSUER.
+fetch_manifest() {
+  local start=$SECONDS url="$2" want="$3" name="\${2##*/}" file source actual out keep=''
+  if dry_run; then
+    if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+      source="read $HOMELAB_MANIFESTS/$name"
+    else
+      source="download with curl\${HOMELAB_MANIFESTS:+ into $HOMELAB_MANIFESTS/$name}"
+    fi
+    if [ "$want" = unpinned ]; then plan fetch "$url: $source; NOT PINNED: print its sha256 and the config line that pins it"
+    else plan verify "$url: $source; its sha256 must be $want"; fi
+    if [ -n "\${4:-}" ]; then
+      plan verify "its signature when cosign is installed: cosign verify-blob --bundle $4 --certificate-identity $5 --certificate-oidc-issuer $6"
+    fi
+    return 0
+  fi
+  if [ -z "$STAGING" ]; then STAGING="$(umask 077 && mktemp -d)"; fi
+  file="$(manifest_file "$url")"
+  mkdir -p "\${file%/*}"
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+    cp "$HOMELAB_MANIFESTS/$name" "$file"
+    source="read from $HOMELAB_MANIFESTS/$name"
+  else
+    waiting "download $url" 600
+    if ! out="$(download "$url" "$file" 2>&1)"; then
+      failed "download $url" "$start" "$out"$'\\n'"Nothing of this step was applied."
+      inspect "$(quote curl -fsSL -o "$name" "$url") (or put the file in a folder named by HOMELAB_MANIFESTS)"
+    fi
+    source="downloaded from $url"
+    keep="\${HOMELAB_MANIFESTS:+yes}"
+  fi
+  actual="$(sha256sum "$file")"
+  actual="\${actual%% *}"
+  if [ "$want" = unpinned ]; then
+    printf '%s  ! %s is not pinned: its sha256 is %s (%s)\\n' "$CLEAR_LINE" "$url" "$actual" "$source"
+    printf '    pin it: check it against the release, then set in the homelab config\\n'
+    printf "      manifestSha256: { '%s': '%s' }\\n" "$url" "$actual"
+  elif [ "$actual" != "$want" ]; then
+    failed "sha256 of $url" "$start" "expected $want (manifestSha256 in the homelab config)"$'\\n'"actual   $actual ($source)"$'\\n'"Nothing of this step was applied: the manifest is not the one the config pins."
+    if [ -z "$keep" ] && [ "$source" != "downloaded from $url" ]; then
+      printf '    fix: delete %s to download it again, or put the pinned release there\\n' "$(quote "$HOMELAB_MANIFESTS/$name")" >&2
+    fi
+    printf '    fix: if the release changed on purpose, check the new file against the release (checksum, signature), pin its\\n' >&2
+    printf '    sha256 in manifestSha256 and synthesize again; otherwise the download was altered: do not apply it\\n' >&2
+    abort
+  fi
+  if [ -n "\${4:-}" ]; then verify_signature "$start" "$url" "$file" "$4" "$5" "$6" "$want"; fi
+  if [ -n "$keep" ]; then cp "$file" "$HOMELAB_MANIFESTS/$name"; fi
+  if [ "$want" != unpinned ]; then passed "verified $name: sha256 $actual ($source)" "$start"; fi
+}
+
+# verify_signature START URL FILE BUNDLE-URL IDENTITY ISSUER SHA256: cosign verify-blob of FILE with the Sigstore bundle,
+# read from $HOMELAB_MANIFESTS like the manifest or downloaded; without cosign, says so.
+verify_signature() {
+  local start="$1" url="$2" file="$3" bundle_url="$4" name="\${4##*/}" bundle out
+  if ! command -v cosign >/dev/null 2>&1; then
+    if [ "$7" = unpinned ]; then
+      printf '  ! signature of %s not verified: cosign not installed; its sha256 is not pinned either\\n' "$url"
+    else
+      printf '  ! signature of %s not verified: cosign not installed; the sha256 was verified\\n' "$url"
+    fi
+    return 0
+  fi
+  bundle="\${file%/*}/$name"
+  if [ -n "$HOMELAB_MANIFESTS" ] && [ -f "$HOMELAB_MANIFESTS/$name" ]; then
+    cp "$HOMELAB_MANIFESTS/$name" "$bundle"
+  elif ! out="$(download "$bundle_url" "$bundle" 2>&1)"; then
+    failed "download the signature of $url" "$start" "$out"$'\\n'"Nothing of this step was applied."
+    inspect "$(quote curl -fsSL -o "$name" "$bundle_url")"
+  elif [ -n "$HOMELAB_MANIFESTS" ]; then
+    cp "$bundle" "$HOMELAB_MANIFESTS/$name"
+  fi
+  if ! out="$(cosign verify-blob "$file" --bundle "$bundle" --certificate-identity "$5" --certificate-oidc-issuer "$6" 2>&1)"; then
+    failed "signature of $url (cosign verify-blob, identity $5)" "$start" "$out"$'\\n'"Nothing of this step was applied: the manifest is not signed by the release workflow."
+    inspect "$(quote cosign verify-blob "$name" --bundle "\${bundle_url##*/}" --certificate-identity "$5" --certificate-oidc-issuer "$6")"
+  fi
+  printf '  ✓ signature of %s verified by cosign (%s)\\n' "\${url##*/}" "$5"
+}
+
+# manifest_file URL: where fetch_manifest puts the verified copy of the release manifest URL.
+manifest_file() {
+  printf '%s/manifests/%s' "$STAGING" "\${1##*/}"
+}
+
+# use_local_resource KUSTOMIZATION URL: names the verified copy (its file name) instead of URL in KUSTOMIZATION's
+# resources; stops when URL is not one of them.
+use_local_resource() {
+  local line out='' found=''
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      *"- $2") line="\${line%"$2"}\${2##*/}"; found=yes ;;
+    esac
+    out="$out$line"$'\\n'
+  done <"$1"
+  if [ -z "$found" ]; then
+    failed "use the verified copy of $2" "$SECONDS" "$1 does not list it under resources"
+    abort
+  fi
+  printf '%s' "$out" >"$1"
 }
 
 # install_secret_file STEP-NAME NAMESPACE NAME KEY VARIABLE: applies Secret NAMESPACE/NAME whose key KEY holds

@@ -1,4 +1,5 @@
 import { ResolvedHomelabConfig } from '../config/homelab-config';
+import { UNPINNED } from '../shared/manifest-integrity';
 
 /**
  * Valid settings of the config that lose data or protection by design, each with its config path: listed in the plan
@@ -26,5 +27,12 @@ export function configWarnings(config: ResolvedHomelabConfig): string[] {
   }
   if (config.forgejo.backup === undefined) warnings.push('forgejo.backup is not set: a rebuild loses every git repository Forgejo holds.');
   else if (config.forgejo.backup.acceptInClusterOnly) warnings.push('forgejo.backup.acceptInClusterOnly is true: the dumps live in the cluster they protect.');
+  for (const url of Object.keys(config.manifestSha256).sort()) {
+    if (config.manifestSha256[url] === UNPINNED) {
+      // The path's first word stays short: the plan wraps a styled first word whole, and cuts only plain long words (URLs).
+      warnings.push(`manifestSha256 leaves ${url} '${UNPINNED}': the runbook applies this release manifest without checking its bytes ` +
+        '(it prints its sha256 to pin).');
+    }
+  }
   return warnings.sort();
 }

@@ -89,7 +89,9 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
   const planned = planSteps(bootstrap.steps);
   const files: OutputFiles = new Map<string, OutputFile>([
     ...stepFiles(planned, 'bootstrap/'),
-    ['bootstrap/bootstrap.sh', renderRunbook(planned, { minKubectlVersion: MIN_KUBECTL_VERSION, expectedCluster: config.cluster })],
+    ['bootstrap/bootstrap.sh', renderRunbook(planned, {
+      minKubectlVersion: MIN_KUBECTL_VERSION, expectedCluster: config.cluster, manifestSha256: config.manifestSha256,
+    })],
     ...argocd.renderFiles(),
   ]);
   if (bootstrap.seedRootStep) {

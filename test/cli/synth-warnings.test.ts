@@ -8,6 +8,7 @@ import { runPlan } from '../../lib/cli/run-plan';
 import { configWarnings } from '../../lib/plan/config-warnings';
 import { parseHomelabConfig } from '../../lib/config/parse';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
+import { BARMAN_CLOUD_PLUGIN_MANIFEST_URL } from '../../lib/shared/pins';
 
 /** The reference homelab with Forgejo's volume shrunk and forgejo-db down to two instances. */
 const DANGEROUS: HomelabConfig = {
@@ -73,9 +74,13 @@ describe('warnings for a valid but dangerous change, against the output before i
   });
 });
 
+/** The reference pins leave the plugin's release manifest unpinned (lib/shared/manifest-integrity.ts). */
+const UNPINNED_PLUGIN = `manifestSha256 leaves ${BARMAN_CLOUD_PLUGIN_MANIFEST_URL} 'unpinned': the runbook applies this release manifest `
+  + 'without checking its bytes (it prints its sha256 to pin).';
+
 describe('configWarnings: settings that lose data or protection by design, listed in the plan and dist/README.md', () => {
-  test('none for the reference homelab', () => {
-    expect(configWarnings(parseHomelabConfig(REFERENCE_HOMELAB))).toEqual([]);
+  test('for the reference homelab, only the Barman Cloud plugin\'s release manifest, whose sha256 is not known (unpinned)', () => {
+    expect(configWarnings(parseHomelabConfig(REFERENCE_HOMELAB))).toEqual([UNPINNED_PLUGIN]);
   });
 
   test('each one names its config path', () => {
@@ -91,6 +96,7 @@ describe('configWarnings: settings that lose data or protection by design, liste
     expect(configWarnings(parseHomelabConfig(config))).toEqual([
       'databases.authentik.reclaimPolicy is \'delete\': removing the database from the config drops it and its data in PostgreSQL.',
       'forgejo.backup is not set: a rebuild loses every git repository Forgejo holds.',
+      UNPINNED_PLUGIN,
       'network.isolatePhase0 is false: any pod in the cluster may reach Forgejo, its Redis, its database and Argo CD.',
       'postgresClusters.forgejo-db is a Phase-0 cluster without backup: a rebuild loses its data.',
     ]);
@@ -99,9 +105,11 @@ describe('configWarnings: settings that lose data or protection by design, liste
     expect(readme).toContain('## Warnings\n\nValid settings that lose data or protection by design, and pinned components that get no more ' +
       'fixes:\n\n- databases.authentik.reclaimPolicy is');
     expect(readme).toContain('\n- forgejo.backup is not set: a rebuild loses every git repository Forgejo holds.\n');
-    // the reference homelab's Warnings hold only its pins that get no more fixes
+    // the reference homelab's Warnings hold its pins that get no more fixes and the plugin's unpinned release manifest
     const reference = synthesizeHomelab(REFERENCE_HOMELAB).tree.get('README.md')!;
-    expect(reference.slice(reference.indexOf('## Warnings')).split('\n').filter((l) => l.startsWith('- ')).every((l) => / is (end-of-life|retired|archived) since /.test(l)))
+    const referenceWarnings = reference.slice(reference.indexOf('## Warnings')).split('\n\n')[2].split('\n').filter((l) => l !== '');
+    expect(referenceWarnings).toContain(`- ${UNPINNED_PLUGIN}`);
+    expect(referenceWarnings.filter((l) => l !== `- ${UNPINNED_PLUGIN}`).every((l) => / is (end-of-life|retired|archived) since /.test(l)))
       .toBe(true);
   });
 });

@@ -8,12 +8,12 @@ import { BootstrapStep } from '../../lib/constructs/bootstrap/bootstrap-step';
 import { StepWait } from '../../lib/constructs/bootstrap/waits';
 import { helmValuesFile, planSteps, stepFiles } from '../../lib/output/render-steps';
 import { FIELD_MANAGER_PREFIX, fieldManagerFor, renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
-import { buildSteps } from '../fixtures/runbook-fixture';
+import { buildSteps, OPERATOR_MANIFEST, OPERATOR_PIN } from '../fixtures/runbook-fixture';
 import { findTool, testWith } from '../tools';
 
 const SHELLCHECK = findTool('shellcheck');
 
-const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29', manifestSha256: OPERATOR_PIN };
 
 /** The lines of the runbook's main part, after the helpers. */
 function runbookCalls(script: string): string[] {
@@ -44,7 +44,7 @@ describe('renderRunbook', () => {
       'step 1 namespaces namespaces',
       'apply namespaces -f 01-namespaces.yaml',
       "step 2 operator 'the widget operator (release manifest)'",
-      'apply operator -k 02-operator',
+      `apply_staged operator 02-operator ${OPERATOR_MANIFEST.url}`,
       'wait_crds 120 widgets.example.com gadgets.example.com',
       'wait_rollout operator-system deployment/operator 120',
       "wait_webhook 120 'widget webhooks answer a dry-run create' " +
@@ -85,6 +85,7 @@ describe('renderRunbook', () => {
       pollIntervalSeconds: 2,
       requestTimeoutSeconds: 20,
       expectedCluster: { context: 'admin@lab', apiServer: 'https://10.0.0.1:6443', kubeSystemUid: '0f1e2d3c-4b5a-4697-8877-665544332211' },
+      manifestSha256: { [OPERATOR_MANIFEST.url]: 'unpinned' },
     };
 
     // WHEN
@@ -98,6 +99,7 @@ describe('renderRunbook', () => {
     expect(script).toContain('\nREQUEST_TIMEOUT=20s\n');
     expect(script).toContain('\nEXPECTED_CONTEXT=admin@lab\nEXPECTED_API_SERVER=https://10.0.0.1:6443\n'
       + 'EXPECTED_KUBE_SYSTEM_UID=0f1e2d3c-4b5a-4697-8877-665544332211\n');
+    expect(script).toContain(`\nfetch_manifest operator ${OPERATOR_MANIFEST.url} unpinned\n`);
   });
 
   test('every kubectl the script runs goes through kube(), which bounds it with --request-timeout', () => {
@@ -112,8 +114,9 @@ describe('renderRunbook', () => {
   test('local files are checked, then the cluster is confirmed, before the first step', () => {
     const calls = runbookCalls(renderRunbook(buildSteps({ ageKeySecret: true }), OPTIONS));
     const first = calls.findIndex((l) => l.startsWith('step '));
-    expect(calls.slice(first - 4, first)).toEqual([
+    expect(calls.slice(first - 5, first)).toEqual([
       'check_kubectl',
+      'check_manifest_tools 0 operator.yaml',
       "need_file SEED_DEPLOY_KEY ssh-private-key 'Create a deploy key: ssh-keygen -t ed25519 -f ~/.ssh/seed_key'",
       "need_file SOPS_AGE_KEY_FILE age-identity 'Create an age identity: age-keygen -o ~/.config/sops/age/keys.txt'",
       'confirm_cluster',
@@ -188,7 +191,8 @@ describe('renderRunbook', () => {
   test('the header states what the script needs, lists the steps and the local files', () => {
     const script = renderRunbook(buildSteps(), OPTIONS);
     const header = script.slice(0, script.indexOf('set -euo pipefail'));
-    expect(header).toContain('# Needs: bash, coreutils, sed, grep, kubectl >= 1.29 and git');
+    expect(header).toContain('# Needs: bash, coreutils, sed, grep, kubectl >= 1.29 and curl (downloads the pinned release manifests, '
+      + 'unless $HOMELAB_MANIFESTS has them).\n');
     expect(header).toContain('# Every kubectl request gives up after 60s (--request-timeout); waits have their own timeouts.');
     expect(header).toContain('# Usage: bootstrap.sh [--dry-run] [--yes] [--help]');
     // The file that writes the script, so a reader of dist/ knows where to change it.
@@ -413,7 +417,7 @@ describe('Helm release steps', () => {
       'finish',
     ]);
     expect(script).toContain('\nMIN_HELM_VERSION=3.8\n');
-    expect(script).toContain(', helm >= 3.8 and git');
+    expect(script).toContain(' and helm >= 3.8.\n');
   });
 
   test('a runbook without a Helm release step neither needs nor checks helm', () => {

@@ -14,11 +14,11 @@ import { renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
 import { planSteps } from '../../lib/output/render-steps';
 import { describePrecondition } from '../../lib/plan/homelab-plan';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
-import { buildSteps, RunbookSandbox, writeRunbook } from '../fixtures/runbook-fixture';
+import { buildSteps, RunbookSandbox, writeRunbook, OPERATOR_PIN } from '../fixtures/runbook-fixture';
 import { findTool, testWith } from '../tools';
 
 const SHELLCHECK = findTool('shellcheck');
-const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29', manifestSha256: OPERATOR_PIN };
 const YES = ['--yes'];
 /** How check_api_endpoints asks for the kubernetes Service's EndpointSlices. */
 const GET_SLICES = 'get endpointslices -n default -l kubernetes.io/service-name=kubernetes -o jsonpath={range .items[*]}{.addressType}' +

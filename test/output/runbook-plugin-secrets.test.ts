@@ -5,7 +5,8 @@ import { Testing } from 'cdk8s';
 import { BootstrapStep } from '../../lib/constructs/bootstrap/bootstrap-step';
 import { BarmanCloudPlugin } from '../../lib/constructs/cnpg/barman-cloud-plugin';
 import { planSteps } from '../../lib/output/render-steps';
-import { RunbookSandbox, RunResult, writeRunbook } from '../fixtures/runbook-fixture';
+import { RunbookSandbox, RunResult, stubManifests, writeRunbook } from '../fixtures/runbook-fixture';
+import { BARMAN_CLOUD_PLUGIN_MANIFEST_URL } from '../../lib/shared/pins';
 import { findTool, testWith } from '../tools';
 
 const OPENSSL = findTool('openssl', ['openssl'], 'version');
@@ -64,7 +65,9 @@ function pluginSandbox(): RunbookSandbox {
     hint: 'Save the keys in ~/.config/homelab/homelab-backup-s3.env',
   });
   db.dependsOn(plugin, 'the Cluster names the plugin');
-  const box = new RunbookSandbox(writeRunbook(planSteps([plugin, db]), { minKubectlVersion: '1.29' }));
+  const manifests = stubManifests([BARMAN_CLOUD_PLUGIN_MANIFEST_URL]);
+  const box = new RunbookSandbox(writeRunbook(planSteps([plugin, db]), { minKubectlVersion: '1.29', manifestSha256: manifests.pins }));
+  box.serve(manifests.files);
   const bin = path.join(path.dirname(box.dir), 'bin');
   fs.renameSync(path.join(bin, 'kubectl'), path.join(bin, 'recording-kubectl'));
   fs.writeFileSync(path.join(bin, 'kubectl'), SECRET_KUBECTL, { mode: 0o755 });
@@ -149,7 +152,7 @@ describe('bootstrap.sh: the Barman Cloud plugin\'s TLS Secrets and the object-st
     // applied server-side by the plugin step's field manager, before the step's kustomization
     const calls = r.calls.filter((c) => /secret|apply/.test(c));
     expect(calls.indexOf('apply --server-side --force-conflicts --field-manager=homelab-bootstrap-barman-cloud-plugin -f -'))
-      .toBeLessThan(calls.findIndex((c) => c.endsWith('-k <dir>/01-barman-cloud-plugin')));
+      .toBeLessThan(calls.findIndex((c) => c.endsWith('-k <staging>/01-barman-cloud-plugin')));
   });
 
   withOpenssl('keeps a TLS Secret whose certificate is valid for more than 30 more days', () => {

@@ -3,17 +3,20 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
+import { REFERENCE_MANIFEST_SHA256 } from '../../lib/shared/manifest-integrity';
 import { renderRunbook, RunbookOptions } from '../../lib/output/render-runbook';
 import { planSteps, RenderedStep } from '../../lib/output/render-steps';
 import { writeTree } from '../../lib/output/output-tree';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
-import { buildSteps, FAKE_AGE_KEY, FAKE_SSH_KEY, FixtureOptions, RunbookSandbox, RunResult, writeRunbook } from '../fixtures/runbook-fixture';
+import {
+  buildSteps, FAKE_AGE_KEY, FAKE_SSH_KEY, FixtureOptions, OPERATOR_PIN, RunbookSandbox, RunResult, stubManifests, writeRunbook,
+} from '../fixtures/runbook-fixture';
 import { findTool, testWith } from '../tools';
 
 const SCRIPT = findTool('script (util-linux)', ['script']);
 const SHELLCHECK = findTool('shellcheck');
 
-const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29' };
+const OPTIONS: RunbookOptions = { minKubectlVersion: '1.29', manifestSha256: OPERATOR_PIN };
 /** Confirms the cluster without asking: the runs below have no terminal. */
 const YES = ['--yes'];
 /** What the fake kubectl reports of its cluster. */
@@ -32,7 +35,7 @@ const FULL_RUN = [
   'version --client -o json',
   ...IDENTITY,
   `${SSA}-namespaces -f <dir>/01-namespaces.yaml`,
-  `${SSA}-operator -k <dir>/02-operator`,
+  `${SSA}-operator -k <staging>/02-operator`,
   'wait --for=condition=Established crd/widgets.example.com crd/gadgets.example.com --timeout=120s',
   'rollout status deployment/operator -n operator-system --timeout=120s',
   'create --dry-run=server -f -',
@@ -643,17 +646,21 @@ describe('bootstrap.sh against a recording kubectl', () => {
 
 /**
  * A sandbox with the synthesized bootstrap/ of the reference homelab (git.source `source`), its key files, a fake git
- * and a fake helm; `runbook` may replace the generated bootstrap.sh.
+ * and a fake helm, and the fake curl serving stand-ins of the release manifests the config pins; `runbook` may replace the
+ * generated bootstrap.sh (it gets the steps and those pins).
  */
-function homelabSandbox(source: 'github' | 'forgejo', runbook: (planned: RenderedStep[]) => string | undefined = () => undefined,
+function homelabSandbox(source: 'github' | 'forgejo',
+  runbook: (planned: RenderedStep[], manifestSha256: Record<string, string>) => string | undefined = () => undefined,
   tools: { helm: boolean } = { helm: true }): RunbookSandbox {
-  const synthesis = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source } });
+  const manifests = stubManifests(Object.keys(REFERENCE_MANIFEST_SHA256));
+  const synthesis = synthesizeHomelab({ ...REFERENCE_HOMELAB, git: { ...REFERENCE_HOMELAB.git, source }, manifestSha256: manifests.pins });
   const files = new Map([...synthesis.tree].filter(([f]) => f.startsWith('bootstrap/')).map(([f, c]) => [f.slice('bootstrap/'.length), c]));
-  const replaced = runbook(planSteps(synthesis.bootstrap.steps));
+  const replaced = runbook(planSteps(synthesis.bootstrap.steps), manifests.pins);
   if (replaced !== undefined) files.set('bootstrap.sh', replaced);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'runbook-'));
   writeTree(files, path.join(root, 'bootstrap'));
   const box = new RunbookSandbox(path.join(root, 'bootstrap'));
+  box.serve(manifests.files);
   box.writeHomeFile('.ssh/argocd_seed', FAKE_SSH_KEY);
   box.writeHomeFile('.config/sops/age/keys.txt', FAKE_AGE_KEY);
   // the object-store credentials of forgejo-db's backups (not real keys)
@@ -744,7 +751,7 @@ describe('bootstrap.sh installs Cilium and Longhorn with helm', () => {
         at(LONGHORN),
         at('rollout status daemonset/longhorn-manager -n longhorn-system --timeout=600s'),
         at(/^get storageclass\/longhorn -o jsonpath=\{\.metadata\.annotations\.storageclass\\\.kubernetes\\\.io\/is-default-class\}$/),
-        at(/-cnpg-operator -k <dir>\/04-cnpg-operator$/),
+        at(/-cnpg-operator -k <staging>\/04-cnpg-operator$/),
       ];
       expect(order).toEqual([...order].sort((a, b) => a - b));
       expect(first.stdout).toContain('✓ StorageClass longhorn exists and is the default');
@@ -945,7 +952,8 @@ describe('bootstrap.sh after the cutover: a rebuild from the GitHub seed', () =>
     // a two-second mirror check polled every 0.25s (the synthesized check waits a mirror interval and more).
     // Not one second: bash's $SECONDS counts whole seconds, so a one-second deadline can pass after one poll
     // when the check starts just before a second ticks over (CI saw exactly that).
-    const short = (planned: RenderedStep[]) => renderRunbook(planned, { minKubectlVersion: '1.29', pollIntervalSeconds: 0.25 })
+    const short = (planned: RenderedStep[], manifestSha256: Record<string, string>) =>
+      renderRunbook(planned, { minKubectlVersion: '1.29', pollIntervalSeconds: 0.25, manifestSha256 })
       .replace(/^verify_mirror \d+ /m, 'verify_mirror 2 ');
     let box: RunbookSandbox;
     beforeAll(() => {

@@ -87,7 +87,7 @@ describe('the reference homelab', () => {
     const script = tree.get('bootstrap/bootstrap.sh')!;
     const install = script.indexOf('\ninstall_secret_file argocd-install argocd sops-age keys.txt SOPS_AGE_KEY_FILE\n');
     expect(install).toBeGreaterThan(script.indexOf('\nstep 7 argocd-install '));
-    expect(install).toBeLessThan(script.indexOf('\napply argocd-install -k 08-argocd-install\n'));
+    expect(install).toBeLessThan(script.indexOf('\napply_staged argocd-install 08-argocd-install https://raw.githubusercontent.com/argoproj/argo-cd/'));
     expect(script).toContain('\nneed_file SOPS_AGE_KEY_FILE age-identity ');
   });
 

@@ -161,6 +161,8 @@ export class ArgoCdInstall extends Construct implements IBootstrapComponent, INe
       kind: 'statefulset-rollout', namespace: this.namespace, statefulSet: 'argocd-application-controller', timeoutSeconds: this.timeoutSeconds,
     });
     this.bootstrapRequirements = {
+      // Unsigned: argo-cd v3.5.1 `.github/workflows/release.yaml` signs the images and makes SLSA provenance for the CLI
+      // binaries and the SBOM; `manifests/install.yaml` is served from the tag by raw.githubusercontent.com, with no signature.
       kustomization: { remoteResources: [ARGOCD_INSTALL_URL], namespace: this.namespace },
       patches: [argocdCm, cmdParamsCm, repoServer],
       waits,

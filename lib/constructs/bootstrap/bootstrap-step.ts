@@ -10,10 +10,34 @@ export interface BootstrapStepProps {
   readonly summary: string;
 }
 
+/**
+ * A signature upstream publishes for one of a kustomization's remote manifests: a Sigstore bundle made by
+ * `cosign sign-blob --bundle` in a release workflow (keyless, with the workflow's OIDC identity). The runbook verifies
+ * it with `cosign verify-blob` when cosign is installed, and says so when it is not.
+ */
+export interface RemoteManifestSignature {
+  /** The remote manifest (one of `remoteResources`) the bundle signs. */
+  readonly manifestUrl: string;
+  /** URL of the Sigstore bundle (`.sigstore.json`) published next to it. */
+  readonly bundleUrl: string;
+  /** The exact certificate identity: the signing workflow at the release's tag (`cosign verify-blob --certificate-identity`). */
+  readonly certificateIdentity: string;
+  /** The OIDC issuer of that identity (`--certificate-oidc-issuer`), e.g. GitHub Actions' `https://token.actions.githubusercontent.com`. */
+  readonly certificateOidcIssuer: string;
+}
+
 /** A remote manifest applied through a generated kustomization, with local patches and resources. */
 export interface StepKustomization {
-  /** Pinned remote manifests (URLs) the kustomization includes. */
+  /**
+   * Pinned remote manifests (URLs) the kustomization includes. The committed kustomization names the URL; the runbook
+   * downloads each, checks its sha256 and applies a private copy of the folder that names the verified file instead.
+   */
   readonly remoteResources: readonly string[];
+  /**
+   * Signatures upstream publishes for some of `remoteResources`.
+   * @default - none: upstream signs none of them
+   */
+  readonly signatures?: readonly RemoteManifestSignature[];
   /**
    * Namespace kustomize sets on every namespaced object.
    * @default - none
@@ -148,6 +172,16 @@ export class BootstrapStep extends Chart {
   /** Makes this step a kustomization over pinned remote manifests. */
   public useKustomization(kustomization: StepKustomization): void {
     if (this._helmRelease) throw new Error(`bootstrap step '${this.stepName}' is a Helm release; a kustomization needs a step of its own`);
+    for (const s of kustomization.signatures ?? []) {
+      if (!kustomization.remoteResources.includes(s.manifestUrl)) {
+        throw new Error(`bootstrap step '${this.stepName}': a signature names ${s.manifestUrl}, which is not one of the kustomization's ` +
+          `remoteResources (${kustomization.remoteResources.join(', ') || 'none'})`);
+      }
+      if (![s.bundleUrl, s.certificateIdentity, s.certificateOidcIssuer].every((v) => /^https:\/\/[^\s'"\\]+$/.test(v))) {
+        throw new Error(`bootstrap step '${this.stepName}': the signature of ${s.manifestUrl} needs an https bundle URL, certificate ` +
+          `identity and OIDC issuer without spaces or quotes, got '${s.bundleUrl}', '${s.certificateIdentity}', '${s.certificateOidcIssuer}'`);
+      }
+    }
     this._kustomization = kustomization;
   }
 

@@ -94,6 +94,8 @@ export class BarmanCloudPlugin extends Construct implements IBootstrapComponent,
       renewWithinDays: BARMAN_CLOUD_TLS_RENEW_WITHIN_DAYS,
     });
     this.bootstrapRequirements = {
+      // Unsigned: plugin-barman-cloud v0.14.0 `.github/workflows/release-publish.yml` builds it (`task manifest`) and
+      // attaches it with `gh release upload` (Taskfile.yml `upload-manifest-to-release`); no cosign, no id-token.
       kustomization: { remoteResources: [BARMAN_CLOUD_PLUGIN_MANIFEST_URL] },
       patches,
       preconditions: [

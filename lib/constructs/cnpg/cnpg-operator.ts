@@ -1,11 +1,26 @@
 import { Construct } from 'constructs';
 import { CNPG_MANIFEST_URL, CNPG_VERSION } from '../../shared/pins';
-import { BootstrapRequirements, IBootstrapComponent } from '../bootstrap/bootstrap-step';
+import { BootstrapRequirements, IBootstrapComponent, RemoteManifestSignature } from '../bootstrap/bootstrap-step';
 import { INetworkWorkload, KUBERNETES_API, NetworkFlow, podPeer, PodPeer } from '../../shared/network';
 import { CNPG_INSTANCE_PORTS, CNPG_INSTANCE_POD_SELECTOR, CnpgCluster } from './cnpg-cluster';
 
 /** Namespace the CNPG release manifest installs the operator into. */
 export const CNPG_NAMESPACE = 'cnpg-system';
+
+/**
+ * The signature CNPG publishes for its release manifest. cloudnative-pg v1.30.0 `.github/workflows/release-publish.yml`
+ * (on: push tags `v*`), job `release` (permissions `id-token: write`): `cosign sign-blob "releases/cnpg-${VERSION}.yaml"
+ * --bundle "releases/cnpg-${VERSION}.sigstore.json" --yes`, keyless, and both files are release assets. A keyless
+ * signature's identity is the signing workflow at the ref it ran for, and GitHub Actions' OIDC issuer; the project's
+ * own check (`docs/src/installation_upgrade.md` at v1.30.0, "Verifying the Operator YAML Deployment") accepts any
+ * `release-publish.yml@refs/tags/v...`; the runbook pins the exact tag.
+ */
+export const CNPG_MANIFEST_SIGNATURE: RemoteManifestSignature = {
+  manifestUrl: CNPG_MANIFEST_URL,
+  bundleUrl: `https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v${CNPG_VERSION}/cnpg-${CNPG_VERSION}.sigstore.json`,
+  certificateIdentity: `https://github.com/cloudnative-pg/cloudnative-pg/.github/workflows/release-publish.yml@refs/tags/v${CNPG_VERSION}`,
+  certificateOidcIssuer: 'https://token.actions.githubusercontent.com',
+};
 
 /** Properties for `CnpgOperator`. */
 export interface CnpgOperatorProps {
@@ -37,7 +52,7 @@ export class CnpgOperator extends Construct implements IBootstrapComponent, INet
       throw new Error(`${this.node.path}: 'timeoutSeconds' must be a positive integer, got ${this.timeoutSeconds}.`);
     }
     this.bootstrapRequirements = {
-      kustomization: { remoteResources: [CNPG_MANIFEST_URL] },
+      kustomization: { remoteResources: [CNPG_MANIFEST_URL], signatures: [CNPG_MANIFEST_SIGNATURE] },
       waits: [{
         kind: 'crds-established',
         crds: ['clusters.postgresql.cnpg.io', 'databases.postgresql.cnpg.io'],

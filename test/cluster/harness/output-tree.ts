@@ -1,13 +1,15 @@
 // A synthesized output tree, made applicable on a machine without internet: the bootstrap kustomizations pull
 // the Argo CD and CNPG release manifests by URL, and ../shared/manifests/ holds those exact files, unmodified,
-// with the checksums of the bytes the URLs serve. The copy's kustomizations point at the local file after its
-// sha256 is checked, so our patches meet the real upstream objects.
+// with the checksums of the bytes the URLs serve. The runbook takes them from a folder pre-seeded with them
+// (HOMELAB_MANIFESTS, `seedManifestFolder`) and verifies them itself, down its real path; a test that applies a
+// kustomization with kubectl directly gets a staged copy that names the local file (`applyUnits`).
 import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { manifestFileName } from '../../../lib/shared/manifest-integrity';
 import { BARMAN_CLOUD_PLUGIN_MANIFEST_URL, BARMAN_CLOUD_PLUGIN_VERSION } from '../../../lib/shared/pins';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -40,8 +42,6 @@ interface GoModuleManifest {
   readonly module: string;
   /** The file inside the module. */
   readonly file: string;
-  /** Its name in the offline copy. */
-  readonly localName: string;
   readonly sha256: string;
 }
 
@@ -52,13 +52,14 @@ interface GoModuleManifest {
  * `github.com/cloudnative-pg/plugin-barman-cloud@v0.14.0`, fetched through the Go module proxy and verified against
  * Go's checksum database by `go mod download` (cached in the module cache), holds the repository's `manifest.yaml` at
  * the tag: the same objects, built the same way, with the testing image names (`...-testing:main`) and another hash
- * suffix on the generated Secret, which the API server does not look at. Its sha256 is pinned here as well.
+ * suffix on the generated Secret, which the API server does not look at. Its sha256 is pinned here as well. The config
+ * leaves the asset 'unpinned' (its sha256 is not known here), so the runbook prints this file's hash and applies it;
+ * once the config pins the real asset, the runbook refuses this stand-in, and the cluster test must pin it in its config.
  */
 export const GO_MODULE_MANIFESTS: Readonly<Record<string, GoModuleManifest>> = {
   [BARMAN_CLOUD_PLUGIN_MANIFEST_URL]: {
     module: `github.com/cloudnative-pg/plugin-barman-cloud@${BARMAN_CLOUD_PLUGIN_VERSION}`,
     file: 'manifest.yaml',
-    localName: `barman-cloud-${BARMAN_CLOUD_PLUGIN_VERSION}-manifest.yaml`,
     sha256: '691e598b4591e83e23586d3394a8fedef429586a01d1a1b56ab8b80e9fa6ccb0',
   },
 };
@@ -80,9 +81,30 @@ function goModuleFile(module: string, file: string): string {
   }
 }
 
-/** The name the offline copy gives the local copy of `url` next to its kustomization. */
+/** The name the runbook gives the verified copy of `url` (next to its kustomization, and in HOMELAB_MANIFESTS). */
 function localName(url: string): string {
-  return GO_MODULE_MANIFESTS[url]?.localName ?? path.basename(UPSTREAM_MANIFESTS[url]?.file ?? url);
+  const name = manifestFileName(url);
+  if (name === undefined) throw new Error(`${url} ends in no file name`);
+  return name;
+}
+
+/**
+ * Seeds `folder` (the runbook's HOMELAB_MANIFESTS) with the local copy of every release manifest the tree's runbook
+ * fetches (`fetch_manifest STEP URL ...`), named as the runbook looks for it: the runbook then verifies each against
+ * its pin and downloads nothing. Returns `folder`.
+ */
+export function seedManifestFolder(tree: string, folder: string): string {
+  fs.mkdirSync(folder, { recursive: true });
+  const script = fs.readFileSync(path.join(tree, 'bootstrap', 'bootstrap.sh'), 'utf8');
+  const urls = [...new Set([...script.matchAll(/^\s*fetch_manifest \S+ (\S+) /gm)].map((m) => m[1]))];
+  if (urls.length === 0) throw new Error(`${tree}/bootstrap/bootstrap.sh fetches no release manifest (fetch_manifest): the harness expects some`);
+  for (const url of urls) {
+    const target = path.join(folder, localName(url));
+    fs.copyFileSync(localManifest(url), target);
+    // the module cache holds its files read-only
+    fs.chmodSync(target, 0o644);
+  }
+  return folder;
 }
 
 /** The local copy of an upstream manifest, after checking its bytes are the ones the URL serves. */
@@ -102,20 +124,16 @@ export function localManifest(url: string): string {
   return file;
 }
 
-/** Copies `dist` into a temporary folder with every remote kustomization resource pointed at its local copy. */
+/**
+ * Copies `dist` into a temporary folder, with a placeholder for each file a secretGenerator reads (`secretFiles` by
+ * name, or a made-up one). Remote resources keep their URLs, as in the committed tree: the runbook fetches and verifies
+ * them (`seedManifestFolder`), and `applyUnits` stages a local copy for a direct `kubectl apply -k`.
+ */
 export function offlineCopy(dist: string, secretFiles: Readonly<Record<string, string>> = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-tree-'));
   fs.cpSync(dist, dir, { recursive: true });
   for (const file of walk(dir).filter((f) => path.basename(f) === 'kustomization.yaml')) {
     const k = YAML.parse(fs.readFileSync(file, 'utf8'));
-    k.resources = (k.resources ?? []).map((r: string) => {
-      if (!/^https?:\/\//.test(r)) return r;
-      const local = path.join(path.dirname(file), localName(r));
-      fs.copyFileSync(localManifest(r), local);
-      // the module cache holds its files read-only
-      fs.chmodSync(local, 0o644);
-      return path.basename(local);
-    });
     for (const gen of k.secretGenerator ?? []) {
       for (const f of gen.files ?? []) {
         const name = f.includes('=') ? f.split('=')[1] : f;
@@ -124,9 +142,38 @@ export function offlineCopy(dist: string, secretFiles: Readonly<Record<string, s
         }
       }
     }
-    fs.writeFileSync(file, YAML.stringify(k));
   }
   return dir;
+}
+
+/** Staged copies of kustomization folders with remote resources, by folder, so repeated `applyUnits` calls reuse them. */
+const staged = new Map<string, string>();
+
+/**
+ * A kustomization folder as a direct `kubectl apply -k` can apply it without a network: the folder itself, or, when it
+ * names remote resources, a staged copy (made once) with each one's verified local copy next to the kustomization and
+ * named instead of the URL, as the runbook's apply_staged does.
+ */
+function applicableKustomization(folder: string): string {
+  const file = path.join(folder, 'kustomization.yaml');
+  const k = YAML.parse(fs.readFileSync(file, 'utf8'));
+  const remote = (k.resources ?? []).filter((r: string) => /^https?:\/\//.test(r));
+  if (remote.length === 0) return folder;
+  const known = staged.get(folder);
+  if (known !== undefined) return known;
+  const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'homelab-staged-')), path.basename(folder));
+  fs.cpSync(folder, copy, { recursive: true });
+  k.resources = k.resources.map((r: string) => {
+    if (!remote.includes(r)) return r;
+    const local = path.join(copy, localName(r));
+    fs.copyFileSync(localManifest(r), local);
+    // the module cache holds its files read-only
+    fs.chmodSync(local, 0o644);
+    return path.basename(local);
+  });
+  fs.writeFileSync(path.join(copy, 'kustomization.yaml'), YAML.stringify(k));
+  staged.set(folder, copy);
+  return copy;
 }
 
 export function walk(dir: string): string[] {
@@ -166,7 +213,7 @@ export function applyUnits(tree: string): ApplyUnit[] {
   const steps = fs.readdirSync(bootstrap).filter((n) => /^\d+-/.test(n)).sort().flatMap((n): ApplyUnit[] => {
     const p = path.join(bootstrap, n);
     if (!fs.statSync(p).isDirectory()) return [{ name: `bootstrap/${n}`, flag: '-f', path: p }];
-    return fs.existsSync(path.join(p, 'kustomization.yaml')) ? [{ name: `bootstrap/${n}`, flag: '-k', path: p }] : [];
+    return fs.existsSync(path.join(p, 'kustomization.yaml')) ? [{ name: `bootstrap/${n}`, flag: '-k', path: applicableKustomization(p) }] : [];
   });
   const folders = [...new Set(walk(tree)
     .filter((f) => f.endsWith('.yaml') && !f.startsWith(bootstrap + path.sep) && !f.startsWith(path.join(tree, 'values') + path.sep))

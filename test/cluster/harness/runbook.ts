@@ -2,12 +2,26 @@
 // test's release first on PATH, KUBECONFIG pointing at the test control plane, key files generated for the
 // run (never the operator's). Nothing in the runbook is replaced; what stands in for a cluster's controllers
 // is the StatusWriter, and what stands in for programs that need a network (helm charts, git, a pod to exec
-// into) is a recording stand-in named in `standIns`.
+// into) is a recording stand-in named in `standIns`. The release manifests come down the runbook's own path: it
+// reads them from HOMELAB_MANIFESTS, pre-seeded with the upstream files (`seedManifestFolder`), and verifies each
+// against its pin; curl is a stand-in that fails, so a manifest missing there fails the run instead of reaching out.
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { ControlPlane } from './control-plane';
+import { seedManifestFolder } from './output-tree';
+
+/** A curl that refuses: every release manifest must come from HOMELAB_MANIFESTS (the test machine has no network). */
+const NO_NETWORK_CURL = '#!/bin/sh\necho "curl (cluster-test stand-in): no network here; HOMELAB_MANIFESTS must hold every release manifest: $*" >&2\nexit 7\n';
+
+/**
+ * `PATH` without the folders that hold a `cosign`: CNPG's Sigstore bundle cannot be downloaded here, so the runbook
+ * must take its "signature not verified: cosign not installed" path on every machine, whatever is installed.
+ */
+function pathWithoutCosign(searchPath: string): string {
+  return searchPath.split(':').filter((d) => d !== '' && !fs.existsSync(path.join(d, 'cosign'))).join(':');
+}
 
 export interface RunbookEnv {
   readonly env: NodeJS.ProcessEnv;
@@ -118,8 +132,9 @@ export function apiServerEndpointSlice(tree: string): Record<string, unknown> | 
 }
 
 /**
- * A bin folder with the built kubectl and the stand-in helm first on PATH, an age identity and SSH deploy key made for
- * the run, and the `kubernetes` Service's EndpointSlice the runbook checks (`apiServerEndpointSlice`).
+ * A bin folder with the built kubectl, the stand-in helm and a curl that refuses first on PATH (and no cosign), the
+ * release manifests in HOMELAB_MANIFESTS, an age identity and SSH deploy key made for the run, and the `kubernetes`
+ * Service's EndpointSlice the runbook checks (`apiServerEndpointSlice`).
  */
 export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.ProcessEnv = {}, options: { cutover?: boolean } = {}): RunbookEnv {
   const dir = path.join(plane.dir, 'runbook');
@@ -135,6 +150,8 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     fs.rmSync(path.join(bin, name), { force: true });
     fs.symlinkSync(target, path.join(bin, name));
   }
+  fs.writeFileSync(path.join(bin, 'curl'), NO_NETWORK_CURL, { mode: 0o755 });
+  const manifests = seedManifestFolder(tree, path.join(dir, 'manifests'));
   for (const [release, objects] of standInReleases(tree)) {
     fs.writeFileSync(path.join(releases, `${release}.yaml`), objects.map((o) => YAML.stringify(o)).join('---\n'));
   }
@@ -171,7 +188,8 @@ export function runbookEnv(plane: ControlPlane, tree: string, extra: NodeJS.Proc
     dir,
     env: {
       ...envFiles,
-      PATH: `${bin}:${process.env.PATH}`,
+      PATH: `${bin}:${pathWithoutCosign(process.env.PATH ?? '')}`,
+      HOMELAB_MANIFESTS: manifests,
       HOME: dir,
       KUBECONFIG: plane.kubeconfig,
       SOPS_AGE_KEY_FILE: age,

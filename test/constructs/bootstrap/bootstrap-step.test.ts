@@ -23,6 +23,20 @@ class Remote extends Construct implements IBootstrapComponent {
 }
 
 describe('BootstrapStep', () => {
+  test('throws for a signature of a manifest the kustomization does not include, naming both', () => {
+    const s = step(Testing.app(), 'remote');
+    const signature = {
+      manifestUrl: 'https://example.com/b.yaml', bundleUrl: 'https://example.com/b.sigstore.json',
+      certificateIdentity: 'https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1', certificateOidcIssuer: 'https://token.actions.githubusercontent.com',
+    };
+    expect(() => s.useKustomization({ remoteResources: ['https://example.com/a.yaml'], signatures: [signature] })).toThrow(
+      "bootstrap step 'remote': a signature names https://example.com/b.yaml, which is not one of the kustomization's remoteResources (https://example.com/a.yaml)");
+    expect(() => s.useKustomization({ remoteResources: ['https://example.com/b.yaml'], signatures: [{ ...signature, certificateIdentity: 'me@example.com' }] }))
+      .toThrow("bootstrap step 'remote': the signature of https://example.com/b.yaml needs an https bundle URL, certificate identity and OIDC issuer");
+    s.useKustomization({ remoteResources: ['https://example.com/b.yaml'], signatures: [signature] });
+    expect(s.kustomization?.signatures).toEqual([signature]);
+  });
+
   test('addComponent() applies the kustomization, patches, preconditions and waits a component requires', () => {
     const s = step(Testing.app(), 'remote');
     const remote = new Remote(s, 'Remote', 'https://example.com/a.yaml');

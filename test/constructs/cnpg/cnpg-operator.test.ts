@@ -1,5 +1,5 @@
 import { Testing } from 'cdk8s';
-import { CnpgOperator } from '../../../lib/constructs/cnpg/cnpg-operator';
+import { CNPG_MANIFEST_SIGNATURE, CnpgOperator } from '../../../lib/constructs/cnpg/cnpg-operator';
 import { BootstrapStep } from '../../../lib/constructs/bootstrap/bootstrap-step';
 import { CNPG_MANIFEST_URL } from '../../../lib/shared/pins';
 
@@ -8,13 +8,24 @@ describe('CnpgOperator', () => {
     const operator = new CnpgOperator(Testing.chart(), 'Operator');
     expect(operator.namespace).toBe('cnpg-system');
     expect(operator.timeoutSeconds).toBe(300);
-    expect(operator.bootstrapRequirements.kustomization).toEqual({ remoteResources: [CNPG_MANIFEST_URL] });
+    expect(operator.bootstrapRequirements.kustomization).toEqual({ remoteResources: [CNPG_MANIFEST_URL], signatures: [CNPG_MANIFEST_SIGNATURE] });
     const waits = operator.bootstrapRequirements.waits!;
     expect(waits.map((w) => w.kind)).toEqual(['crds-established', 'rollout', 'webhook-serving']);
     expect(waits[0]).toEqual(expect.objectContaining({ crds: ['clusters.postgresql.cnpg.io', 'databases.postgresql.cnpg.io'] }));
     expect(waits[1]).toEqual(expect.objectContaining({ namespace: 'cnpg-system', deployment: 'cnpg-controller-manager' }));
     // The probe is a dry-run create of a Cluster: only an answering webhook lets it through.
     expect(waits[2]).toEqual(expect.objectContaining({ probe: expect.objectContaining({ apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster' }) }));
+  });
+
+  test('the manifest\'s signature is the Sigstore bundle of the release, signed keyless by release-publish.yml at the tag', () => {
+    // cloudnative-pg v1.30.0 .github/workflows/release-publish.yml: cosign sign-blob releases/cnpg-${VERSION}.yaml
+    // --bundle releases/cnpg-${VERSION}.sigstore.json, both uploaded to the release of the pushed tag.
+    expect(CNPG_MANIFEST_SIGNATURE).toEqual({
+      manifestUrl: 'https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.yaml',
+      bundleUrl: 'https://github.com/cloudnative-pg/cloudnative-pg/releases/download/v1.30.0/cnpg-1.30.0.sigstore.json',
+      certificateIdentity: 'https://github.com/cloudnative-pg/cloudnative-pg/.github/workflows/release-publish.yml@refs/tags/v1.30.0',
+      certificateOidcIssuer: 'https://token.actions.githubusercontent.com',
+    });
   });
 
   test('defines no object of its own: the manifest is remote', () => {
