@@ -133,7 +133,9 @@ export function planPins(input: PinsInput): PlannedPin[] {
   }
   const texts = [...files].map(([file, content]) => [file, typeof content === 'string' ? content : JSON.stringify(content)] as const);
   for (const url of remote) {
-    const users = texts.filter(([, text]) => text.includes(url)).flatMap(([file]) => usersOf(file));
+    // The runbook names every step's URL (it downloads and verifies them), so it counts only for a URL no step applies.
+    const found = [...new Set(texts.filter(([, text]) => text.includes(url)).flatMap(([file]) => usersOf(file)))];
+    const users = found.some((u) => u.startsWith('step ')) ? found.filter((u) => u !== 'the runbook') : found;
     const { project, version } = fromUrl(url);
     add('manifest', `${project} ${url.replace(/^.*\//, '')}`, version, { kind: 'project', project }, users.length > 0 ? users : ['not in this output']);
   }
