@@ -4,8 +4,8 @@
 import { ApiObject, Chart, Testing } from 'cdk8s';
 import { ImageUpdater } from '../../imports/image-updater-argocd-image-updater.argoproj.io';
 import { ImageValidatingPolicy, ImageValidatingPolicySpecValidationActions } from '../../imports/kyverno-imagevalidatingpolicy-policies.kyverno.io';
-import { AnalysisTemplate } from '../../imports/rollouts-analysistemplate-argoproj.io';
-import { Rollout } from '../../imports/rollouts-rollout-argoproj.io';
+import { AnalysisTemplate, AnalysisTemplateSpecMetricsFailureLimit } from '../../imports/rollouts-analysistemplate-argoproj.io';
+import { Rollout, RolloutSpecStrategyCanaryStepsPauseDuration } from '../../imports/rollouts-rollout-argoproj.io';
 import { apiVersionsOf } from '../../lib/validation/schema-validator';
 import { problemsOfObjects } from './util';
 
@@ -29,12 +29,12 @@ test('objects built with the typed classes pass the schemas of the pinned CRDs',
       spec: {
         selector: { matchLabels: { app: 'shop' } },
         template: { metadata: { labels: { app: 'shop' } }, spec: { containers: [{ name: 'shop', image: 'registry.lan/shop@sha256:' + 'a'.repeat(64) }] } },
-        strategy: { canary: { steps: [{ setWeight: 20 }, { pause: { duration: '2m' } }, { analysis: { templates: [{ templateName: 'success-rate' }] } }] } },
+        strategy: { canary: { steps: [{ setWeight: 20 }, { pause: { duration: RolloutSpecStrategyCanaryStepsPauseDuration.fromString('2m') } }, { analysis: { templates: [{ templateName: 'success-rate' }] } }] } },
       },
     })),
     ...objectsOf((c) => new AnalysisTemplate(c, 'a', {
       metadata: { name: 'success-rate' },
-      spec: { metrics: [{ name: 'success-rate', interval: '1m', failureLimit: 1, successCondition: 'result[0] >= 0.99',
+      spec: { metrics: [{ name: 'success-rate', interval: '1m', failureLimit: AnalysisTemplateSpecMetricsFailureLimit.fromNumber(1), successCondition: 'result[0] >= 0.99',
         provider: { prometheus: { address: 'http://prometheus.monitoring:9090', query: 'vector(1)' } } }] },
     })),
     ...objectsOf((c) => new ImageUpdater(c, 'u', {
