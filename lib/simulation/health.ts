@@ -108,13 +108,14 @@ function luaTruthy(v: unknown): boolean {
 
 /**
  * Lua's `tonumber` for the values a JSON object can hold: a number stays one, a string is parsed as a decimal
- * or hexadecimal numeral with surrounding spaces allowed, anything else (nil, a hash, a table) is nil.
+ * numeral or an unsigned hexadecimal one, surrounding spaces allowed; anything else (nil, a hash, a table) is nil.
  */
 function luaToNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
-  if (typeof v !== 'string' || v.trim() === '') return undefined;
-  const n = Number(v.trim());
-  return Number.isNaN(n) ? undefined : n;
+  if (typeof v !== 'string') return undefined;
+  const text = v.trim();
+  // Not Number() alone: it also takes "", "Infinity", "0b1" and "0o7", which tonumber does not.
+  return /^(0[xX][0-9a-fA-F]+|[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$/.test(text) ? Number(text) : undefined;
 }
 
 /** What Argo CD reports when a Lua check raises an error: Unknown with the error (gitops-engine/pkg/health/health.go:78-85). */
