@@ -100,3 +100,120 @@ export function builtinCnpgClusterHealth(obj: Obj): HealthResult {
   if (st === undefined || st.conditions === undefined) return { status: 'Progressing', message: st?.phaseReason ?? '' };
   return { status: table[st.phase as string] ?? 'Unknown', message: st.phaseReason ?? '' };
 }
+
+/** Lua's truthiness: everything except nil and false is true. */
+function luaTruthy(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== false;
+}
+
+/**
+ * Lua's `tonumber` for the values a JSON object can hold: a number stays one, a string is parsed as a decimal
+ * numeral or an unsigned hexadecimal one, surrounding spaces allowed; anything else (nil, a hash, a table) is nil.
+ */
+function luaToNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return undefined;
+  const text = v.trim();
+  // Not Number() alone: it also takes "", "Infinity", "0b1" and "0o7", which tonumber does not.
+  return /^(0[xX][0-9a-fA-F]+|[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$/.test(text) ? Number(text) : undefined;
+}
+
+/** What Argo CD reports when a Lua check raises an error: Unknown with the error (gitops-engine/pkg/health/health.go:78-85). */
+function luaRuntimeError(line: number, text: string): HealthResult {
+  return { status: 'Unknown', message: `<string>:${line}: ${text}` };
+}
+
+/**
+ * Argo CD's built-in Argo Rollouts `Rollout` check, used only when the generated argocd-cm has none: a model of
+ * resource_customizations/argoproj.io/Rollout/health.lua at v3.5.1 (all of it; line numbers below), with its
+ * messages quoted. Built-in scripts run with the standard libraries (util/lua/lua.go:169-204).
+ *
+ * - No status, or `status.observedGeneration` (a string since Rollouts v0.10; `tonumber` of it) below
+ *   `metadata.generation`, or a `workloadRef` Rollout whose `rollout.argoproj.io/workload-generation` annotation
+ *   differs from `status.workloadObservedGeneration`: Progressing, "Waiting for rollout spec update to be
+ *   observed" (:57-86). A non-numeric or larger observedGeneration counts as observed (a v0.9 hash, :61-64).
+ * - `status.phase` set (every status Rollouts >= 1.0 writes; v1.9.1 rollout/sync.go:757-758 computes it with
+ *   utils/rollout/rolloututil.go:133-190): the phase is the health, `Paused` becoming Suspended, and
+ *   `status.message` the message (:88-98). So a canary at a pause step is Suspended "CanaryPauseStep",
+ *   `spec.paused` Suspended "manually paused", an abort Degraded "RolloutAborted: Rollout aborted update to
+ *   revision N: ...", a progress deadline Degraded "ProgressDeadlineExceeded: ...". Argo CD does not look at
+ *   `status.controllerPause`, so a promoted canary stays Suspended until the controller rewrites the phase.
+ * - Without a phase (Rollouts < 1.0), the Lua derives health itself: InvalidSpec, or a Progressing condition
+ *   with reason RolloutAborted or ProgressDeadlineExceeded, is Degraded with the condition's message (:100-116);
+ *   pause conditions or `spec.paused` Suspended "Rollout is paused" (:40-52, :118-121); then the replica counts,
+ *   the blue-green active selector and the canary stable ReplicaSet, else Healthy with no message (:123-165).
+ *
+ * The Lua errors, and Argo CD reports Unknown with the error, on a status with neither phase nor conditions
+ * (`ipairs(nil)`, :100) and on a numeric observedGeneration without `metadata.generation` (:62). Objects without
+ * `spec` or `spec.strategy`, which the Rollout CRD's controller refuses anyway, are not modelled.
+ */
+export function builtinRolloutHealth(obj: Obj): HealthResult {
+  const st = obj.status;
+  // isGenerationObserved (:57-67)
+  const generationObserved = (): boolean | HealthResult => {
+    if (st === undefined || st === null) return false;
+    const observed = luaToNumber(st.observedGeneration);
+    if (observed === undefined) return true;
+    const generation = obj.metadata?.generation;
+    if (typeof generation !== 'number') return luaRuntimeError(62, 'attempt to compare nil with number');
+    return observed > generation ? true : observed === generation;
+  };
+  // isWorkloadGenerationObserved (:71-79); Lua's nil == nil is true.
+  const workloadGenerationObserved = (): boolean => {
+    const annotations = obj.metadata?.annotations;
+    if (obj.spec?.workloadRef === undefined || obj.spec?.workloadRef === null || annotations === undefined || annotations === null) return true;
+    return luaToNumber(annotations['rollout.argoproj.io/workload-generation']) === luaToNumber(st.workloadObservedGeneration);
+  };
+  const observed = generationObserved();
+  if (typeof observed === 'object') return observed;
+  if (!observed || !workloadGenerationObserved()) {
+    return { status: 'Progressing', message: 'Waiting for rollout spec update to be observed' }; // :82-86
+  }
+
+  if (st.phase !== undefined && st.phase !== null) { // :89-98
+    const status = st.phase === 'Paused' ? 'Suspended' : st.phase;
+    if (!isHealthStatusCode(status)) return { status: 'Unknown', message: 'Lua returned an invalid health status' }; // lua.go:154-157
+    return { status, message: typeof st.message === 'string' ? st.message : '' };
+  }
+
+  if (!Array.isArray(st.conditions)) return luaRuntimeError(100, 'bad argument #1 to ipairs (table expected, got nil)');
+  for (const c of st.conditions as Obj[]) { // :100-116
+    const degraded = c.type === 'InvalidSpec'
+      || (c.type === 'Progressing' && (c.reason === 'RolloutAborted' || c.reason === 'ProgressDeadlineExceeded'));
+    if (degraded) return { status: 'Degraded', message: typeof c.message === 'string' ? c.message : '' };
+  }
+
+  // checkPaused (:40-52)
+  if ((Array.isArray(st.pauseConditions) && st.pauseConditions.length > 0) || luaTruthy(obj.spec?.paused)) {
+    return { status: 'Suspended', message: 'Rollout is paused' };
+  }
+  if (st.currentPodHash === undefined || st.currentPodHash === null) { // :123-127
+    return { status: 'Progressing', message: 'Waiting for rollout to finish: status has not been reconciled.' };
+  }
+  // checkReplicasStatus (:1-19)
+  const desiredReplicas: number = obj.spec?.replicas ?? 1;
+  const statusReplicas: number = st.replicas ?? 0;
+  const updatedReplicas: number = st.updatedReplicas ?? 0;
+  const availableReplicas: number = st.availableReplicas ?? 0;
+  if (updatedReplicas < desiredReplicas) {
+    return { status: 'Progressing', message: 'Waiting for roll out to finish: More replicas need to be updated' };
+  }
+  if (availableReplicas < updatedReplicas) {
+    return { status: 'Progressing', message: 'Waiting for roll out to finish: updated replicas are still becoming available' };
+  }
+  // getStableRS (:23-31): status.stableRS, else the deprecated status.canary.stableRS (which may be nil), else "".
+  const stableRS: unknown = st.stableRS ?? (st.canary !== undefined && st.canary !== null ? st.canary.stableRS ?? undefined : '');
+  const strategy = obj.spec.strategy;
+  if (strategy?.blueGreen !== undefined && strategy?.blueGreen !== null) { // :137-149
+    if (st.blueGreen === undefined || st.blueGreen === null || st.blueGreen.activeSelector !== st.currentPodHash) {
+      return { status: 'Progressing', message: 'active service cutover pending' };
+    }
+    if (stableRS !== '' && stableRS !== st.currentPodHash) return { status: 'Progressing', message: 'waiting for analysis to complete' };
+  } else if (strategy?.canary !== undefined && strategy?.canary !== null) { // :150-161
+    if (statusReplicas > updatedReplicas) {
+      return { status: 'Progressing', message: 'Waiting for roll out to finish: old replicas are pending termination' };
+    }
+    if (stableRS === '' || stableRS !== st.currentPodHash) return { status: 'Progressing', message: 'Waiting for rollout to finish steps' };
+  }
+  return { status: 'Healthy', message: '' }; // :163-165
+}
