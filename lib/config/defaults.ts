@@ -1,4 +1,5 @@
 import { DEFAULT_ARGOCD } from './default-catalog';
+import { DEFAULT_DELIVERY } from './delivery/defaults';
 import { BackupObjectStoreConfig, HomelabConfig } from './homelab-config';
 
 /**
@@ -67,4 +68,5 @@ export const REFERENCE_HOMELAB: HomelabConfig = {
     targetRevision: 'main',
     distPath: 'k8s/generated',
   },
+  delivery: DEFAULT_DELIVERY,
 };

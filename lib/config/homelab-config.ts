@@ -8,3 +8,4 @@ export type {
   PostgresClusterConfig, ResolvedBackupObjectStoreConfig, ResolvedDatabaseConfig, ResolvedHomelabConfig, ResolvedNamespaceConfig,
   ResolvedPostgresBackupConfig, ResolvedPostgresClusterConfig, RestoreFromConfig,
 } from './resolved';
+export type { DeliveryAppConfig, DeliveryConfig, ResolvedDeliveryAppConfig, ResolvedDeliveryConfig } from './delivery/types';

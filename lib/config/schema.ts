@@ -28,6 +28,7 @@ import {
 } from '../shared/backup';
 import { forgejoDumpNameProblem } from '../shared/forgejo-backup';
 import { ipv4CidrProblem } from '../shared/network';
+import { DeliverySchema } from './delivery/schema';
 
 // ---------------------------------------------------------------------------------------------------------
 // Phase 0: namespaces, CNPG clusters and databases, Forgejo, git.
@@ -769,4 +770,6 @@ export const HomelabConfigShape = z.strictObject({
    * @default REFERENCE_MANIFEST_SHA256 (lib/shared/manifest-integrity.ts)
    */
   manifestSha256: keyedRecord(manifestUrlProblem, checkedString(manifestSha256Problem)).readonly().default(REFERENCE_MANIFEST_SHA256),
+  /** Continuous delivery of the app tier (ADR 0001 Part B): build, sign, update, verify, roll out, test. @default - none */
+  delivery: DeliverySchema.optional(),
 }).readonly();

@@ -29,6 +29,7 @@ import { sortKeys } from '../constructs/temporal/temporal-values';
 import { AdoptableRelease, adoptedValueFiles } from './phase0-adoption';
 import { BackupChecks } from '../constructs/argocd/backup-checks';
 import { defineBackupChecks } from './backup-checks';
+import { defineDelivery, DeliveryPart } from './delivery';
 
 export { GENERATED_APPLICATIONS } from './validate-argocd-config';
 
@@ -87,6 +88,8 @@ export class ArgoCdChart extends Chart {
   public readonly secretReferences: readonly SecretReference[];
   /** The Phase-0 Helm releases, each with the Application that adopts it and the values file both read. */
   public readonly phase0Releases: readonly AdoptableRelease[];
+  /** The parts of the steady-state delivery (`config.delivery`); empty without it. */
+  public readonly delivery: readonly DeliveryPart[];
 
   constructor(scope: Construct, id: string, props: ArgoCdChartProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -239,6 +242,12 @@ export class ArgoCdChart extends Chart {
       for (const dep of app.dependsOn) apps.get(name)!.addDependsOn(apps.get(dep)!);
     }
 
+    this.delivery = defineDelivery(new Construct(this, 'Delivery'), { config, project: this.project, repo: this.repo, forgejo: props.forgejo, applications: apps });
+    for (const part of this.delivery) {
+      for (const app of part.applications) apps.set(app.name, app);
+      secrets.push(...part.secrets);
+    }
+
     this.backupChecks = defineBackupChecks(new Construct(this, 'Backups'), config, {
       ...base, clusters, applications: [...apps.values()], sopsSecrets: this.sopsSecrets,
     });
@@ -282,6 +291,7 @@ export class ArgoCdChart extends Chart {
       [this.forgejoMirrorJob.cronJob, `${ARGOCD_DIST.forgejoMirror}/${this.forgejoMirrorJob.name}.yaml`],
       ...(this.dataSchemas?.fileOfObjects() ?? []),
       ...(this.backupChecks?.fileOfObjects() ?? []),
+      ...this.delivery.flatMap((part) => part.files),
     ]);
     // Within a file, objects keep the order their constructs give them (data-schemas: a Cluster, then its Databases).
     const rank = new Map([...fileOf.keys()].map((obj, i) => [obj, i]));
@@ -293,6 +303,10 @@ export class ArgoCdChart extends Chart {
     }
     const tree: OutputFiles = new Map([...files].map(([file, objects]) => [file, objects.sort((a, b) => a.rank - b.rank).map((o) => o.json)]));
     if (this.temporal) tree.set(this.temporal.valuesFile, [sortKeys(this.temporal.values)]);
+    for (const [file, documents] of this.delivery.flatMap((part) => [...(part.extraFiles ?? new Map())])) {
+      if (tree.has(file)) throw new Error(`${file} is written twice: by the delivery parts and by the Argo CD tree`);
+      tree.set(file, documents);
+    }
     return sortedTree(tree);
   }
 }

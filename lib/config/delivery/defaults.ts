@@ -1,0 +1,11 @@
+/**
+ * The reference homelab's delivery (ADR 0001 Part B): the decision record's choices are the schema's defaults; this
+ * adds what only the homelab knows (its external registry name) and the example apps of the app tier.
+ */
+import type { DeliveryConfig } from './types';
+
+export const DEFAULT_DELIVERY: DeliveryConfig = {
+  // A placeholder, like the GitHub seed: the external name CI pushes images to (Forgejo's registry behind the ingress).
+  registry: { pushHost: 'forgejo.homelab.example' },
+  apps: {},
+};

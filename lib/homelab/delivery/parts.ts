@@ -1,0 +1,65 @@
+/**
+ * What each part of the steady-state delivery (ADR 0001 Part B) adds to the Argo CD tree, and how its waves are
+ * derived. Each part lives in its own file of lib/homelab/delivery/ and is assembled by `defineDelivery`.
+ */
+import { ApiObject } from 'cdk8s';
+import type { ResolvedHomelabConfig } from '../../config/homelab-config';
+import type { ResolvedDeliveryConfig } from '../../config/delivery/types';
+import type { HomelabApplication } from '../../constructs/argocd/homelab-application';
+import type { HomelabProject } from '../../constructs/argocd/homelab-project';
+import type { HomelabRepo } from '../../constructs/argocd/homelab-repo';
+import type { ForgejoEndpoint } from '../../shared/git-urls';
+import type { OutputFiles } from '../../output/output-tree';
+import { LAST_SYNC_WAVE, SyncWave } from '../../shared/sync-waves';
+
+/** A Secret the tree references but never defines (the same shape as the Argo CD tree's `SecretReference`). */
+export interface DeliverySecretReference {
+  readonly namespace: string;
+  readonly name: string;
+  readonly keys: readonly string[];
+  readonly usedBy: string;
+}
+
+/** What every part reads. */
+export interface DeliveryContext {
+  readonly config: ResolvedHomelabConfig;
+  readonly delivery: ResolvedDeliveryConfig;
+  readonly project: HomelabProject;
+  readonly repo: HomelabRepo;
+  readonly forgejo: ForgejoEndpoint;
+  /** The Applications defined before the delivery parts (catalog and generated), by name: dependencies to derive waves from. */
+  readonly applications: ReadonlyMap<string, HomelabApplication>;
+}
+
+/** What one part adds. */
+export interface DeliveryPart {
+  /** Applications under the root app-of-apps. */
+  readonly applications: readonly HomelabApplication[];
+  /** Each API object the part defines, with the file (relative to `dist/`) it is written to. */
+  readonly files: readonly (readonly [ApiObject, string])[];
+  /** Files that are not API objects of the chart (kustomizations, workflows, Talos snippets), relative to `dist/`. */
+  readonly extraFiles?: OutputFiles;
+  readonly secrets: readonly DeliverySecretReference[];
+}
+
+export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };
+
+/**
+ * The earliest wave after every dependency: the root app-of-apps waits for a wave to be healthy before the next, so
+ * an Application is safe one wave after the last thing it needs. Waves are derived, never typed, for delivery parts.
+ */
+export function waveAfter(what: string, dependencies: readonly HomelabApplication[]): SyncWave {
+  const wave = dependencies.length === 0 ? 0 : Math.max(...dependencies.map((d) => d.syncWave)) + 1;
+  if (wave > LAST_SYNC_WAVE) {
+    throw new Error(`${what} needs ${dependencies.map((d) => `${d.name} (wave ${d.syncWave})`).join(', ')} first, so it would sit in ` +
+      `wave ${wave}, after the last wave ${LAST_SYNC_WAVE}. Move a dependency to an earlier wave.`);
+  }
+  return wave as SyncWave;
+}
+
+/** An Application of the context by name; a delivery part that needs one the config does not have says which. */
+export function requiredApplication(ctx: DeliveryContext, name: string, neededBy: string): HomelabApplication {
+  const app = ctx.applications.get(name);
+  if (!app) throw new Error(`${neededBy} needs the Argo CD Application '${name}', which argocd.applications does not define. Add it, or remove delivery.`);
+  return app;
+}
