@@ -27,3 +27,9 @@ export const APP_E2E_FILE = 'e2e.yaml';
 export function e2eAnalysisTemplateName(app: string): string {
   return `${app}-e2e`;
 }
+
+/**
+ * Label of every app-tier namespace (the namespaces of `delivery.apps`): Kyverno's `Deny` policy selects them, so
+ * platform and Phase-0 namespaces can never be locked out by a signature check.
+ */
+export const APP_TIER_LABEL = { key: 'homelab.dev/tier', value: 'app' } as const;

@@ -7,5 +7,10 @@ import type { DeliveryConfig } from './types';
 export const DEFAULT_DELIVERY: DeliveryConfig = {
   // A placeholder, like the GitHub seed: the external name CI pushes images to (Forgejo's registry behind the ingress).
   registry: { pushHost: 'forgejo.homelab.example' },
-  apps: {},
+  apps: {
+    // The example of a canary: a Rollout whose analysis (Prometheus, then the E2E journeys) gates each step.
+    'hello': { image: 'homelab-owner/hello', tag: '1.0.0', delivery: 'canary' },
+    // The example of a rolling update whose E2E journeys run after each sync.
+    'status': { image: 'homelab-owner/status', tag: '1.0.0' },
+  },
 };
