@@ -33,3 +33,13 @@ export function e2eAnalysisTemplateName(app: string): string {
  * platform and Phase-0 namespaces can never be locked out by a signature check.
  */
 export const APP_TIER_LABEL = { key: 'homelab.dev/tier', value: 'app' } as const;
+
+/** The Service that selects an app's stable pods (a canary's `stableService`, a rolling app's only Service). */
+export function stableServiceName(app: string): string {
+  return app;
+}
+
+/** The Service that selects a canary's new pods (`canaryService`): what the E2E analysis tests before promotion. */
+export function canaryServiceName(app: string): string {
+  return `${app}-canary`;
+}
