@@ -130,7 +130,7 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
 
 function configField(name: string, argocd: ArgoCdChart): { path: string; catalog: boolean } {
   if (name === argocd.root.name) return { path: 'git.distPath', catalog: false };
-  const generated = GENERATED_CONFIG_PATHS[name];
+  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined);
   return generated ? { path: generated, catalog: false } : { path: `argocd.applications.${name}`, catalog: true };
 }
 

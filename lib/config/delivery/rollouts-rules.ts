@@ -2,7 +2,8 @@
  * The rules of `delivery.apps.<name>.canary` that span fields, and how an app's canary resolves (steps, replicas).
  * Facts about the controller are from argoproj/argo-rollouts at tag v1.9.1.
  */
-import type { ConfigRule } from '../rules';
+import type { ProblemCollector } from '../../shared/errors';
+import type { ResolvedHomelabConfig } from '../resolved';
 import type { ResolvedDeliveryAppConfig } from './types';
 import { CanaryStep, DEFAULT_CANARY_STEPS } from './rollouts';
 
@@ -42,9 +43,10 @@ function installsIngressNginx(applications: Readonly<Record<string, { sources: r
   return Object.values(applications).some((a) => a.sources.some((s) => s.kind === 'helm-chart' && s.chart === 'ingress-nginx'));
 }
 
-export const rolloutsRules: ConfigRule = {
+/** A `ConfigRule` of lib/config/rules.ts (typed by shape: importing the type from there would be an import cycle). */
+export const rolloutsRules = {
   name: 'a canary is set only on a canary app, its steps are checked by an analysis, and its smallest weight is more than one pod of traffic',
-  check: (config, problems) => {
+  check: (config: ResolvedHomelabConfig, problems: ProblemCollector): void => {
     const apps = config.delivery?.apps ?? {};
     for (const name of Object.keys(apps).sort()) {
       const app = apps[name];

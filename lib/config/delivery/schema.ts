@@ -31,8 +31,10 @@ export const DeliveryAppSchema = z.strictObject({
   namespace: namespaceName.optional(),
   /** Image repository without tag or digest, under `delivery.registry` (e.g. `homelab-owner/hello`). */
   image: z.string().min(1),
-  /** Tag deployed until the updater writes a digest. */
-  tag: z.string().min(1),
+  /** Tag deployed until the updater writes a digest; never `latest`, which changes under the same manifest. */
+  tag: z.string().min(1).refine((t) => t !== 'latest', {
+    error: "'latest' is not a pinned tag: the image would change under the same manifest. Use a version such as '1.0.0'.",
+  }),
   /** Container port the application serves HTTP on. @default 8080 */
   port: integer(1).max(65535).default(8080),
   /**

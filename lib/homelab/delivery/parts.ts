@@ -40,6 +40,8 @@ export interface DeliveryPart {
   /** Files that are not API objects of the chart (kustomizations, workflows, Talos snippets), relative to `dist/`. */
   readonly extraFiles?: OutputFiles;
   readonly secrets: readonly DeliverySecretReference[];
+  /** The config path behind each Application's source, by Application name, for messages (e.g. the coverage audit's). */
+  readonly configPaths?: ReadonlyMap<string, string>;
 }
 
 export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };
