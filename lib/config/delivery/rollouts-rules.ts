@@ -61,7 +61,8 @@ export const rolloutsRules = {
       const stepsPath = `${path}.canary.steps`;
       const analysis = app.canary?.analysis;
       if (analysis) {
-        problems.when(analysis.failureLimit >= analysis.count, `${path}.canary.analysis.failureLimit`,
+        // A count below 1 is the schema's problem, reported there.
+        problems.when(analysis.count >= 1 && analysis.failureLimit >= analysis.count, `${path}.canary.analysis.failureLimit`,
           () => `is ${analysis.failureLimit} with count ${analysis.count}: an analysis fails only after more than failureLimit failed ` +
             `measurements, so it could never fail and never abort the canary. Set failureLimit below count (e.g. ${analysis.count - 1}), or raise count.`);
       }
