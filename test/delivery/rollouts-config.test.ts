@@ -108,6 +108,10 @@ describe('delivery.apps.<name>: exact messages', () => {
     ['a router host that is no host name', { delivery: 'canary', canary: { trafficRouter: { nginx: { host: 'Shop' } } } }, [
       "delivery.apps.shop.canary.trafficRouter.nginx.host: 'Shop' is not a host name; write it like 'hello.homelab.example'.",
     ]],
+    ['an overlay inside the generated tree', { overlayPath: 'k8s/generated/apps/shop' }, [
+      "delivery.apps.shop.overlayPath: 'k8s/generated/apps/shop' is inside the generated tree (git.distPath 'k8s/generated'): synthesis " +
+      "rewrites it, so Image Updater's write-back there would be undone and fail the drift check. Use a directory of its own, e.g. 'k8s/apps/shop'.",
+    ]],
     ['the tag latest', { tag: 'latest' }, [
       "delivery.apps.shop.tag: 'latest' is not a pinned tag: the image would change under the same manifest. Use a version such as '1.0.0'.",
     ]],

@@ -5,6 +5,7 @@
 import type { ProblemCollector } from '../../shared/errors';
 import type { ResolvedHomelabConfig } from '../resolved';
 import type { ResolvedDeliveryAppConfig } from './types';
+import { appDistFolder } from '../../shared/delivery-layout';
 import { CanaryStep, DEFAULT_CANARY_STEPS } from './rollouts';
 
 /** Replicas of an app that sets none and is not a replica-weighted canary. */
@@ -48,9 +49,16 @@ export const rolloutsRules = {
   name: 'a canary is set only on a canary app, its steps are checked by an analysis, and its smallest weight is more than one pod of traffic',
   check: (config: ResolvedHomelabConfig, problems: ProblemCollector): void => {
     const apps = config.delivery?.apps ?? {};
+    const distPath = config.git.distPath;
+    const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`);
     for (const name of Object.keys(apps).sort()) {
       const app = apps[name];
       const path = `delivery.apps.${name}`;
+      const overlay = app.overlayPath ?? `k8s/apps/${name}`;
+      const generated = distPath === '.' ? appDistFolder(name) : `${distPath}/${appDistFolder(name)}`;
+      problems.when(distPath === '.' ? inside(overlay, generated) || inside(generated, overlay) : inside(overlay, distPath), `${path}.overlayPath`,
+        () => `'${overlay}' is inside the generated tree (git.distPath '${distPath}'): synthesis rewrites it, so Image Updater's write-back ` +
+          `there would be undone and fail the drift check. Use a directory of its own, e.g. 'k8s/apps/${name}'.`);
       if (app.delivery !== 'canary') {
         problems.when(app.canary !== undefined, `${path}.canary`,
           () => `is set, but the app's delivery is '${app.delivery}': only a canary app (a Rollout) has canary steps. ` +
