@@ -64,6 +64,7 @@ export function defineRollouts(scope: Construct, ctx: DeliveryContext): Delivery
   const files: [ApiObject, string][] = [];
   const extraFiles: OutputFiles = new Map();
   const configPaths = new Map<string, string>();
+  const overlays = new Map<string, string>();
 
   let controller: HomelabApplication | undefined;
   if (apps.some(([, a]) => a.delivery === 'canary')) {
@@ -175,8 +176,9 @@ export function defineRollouts(scope: Construct, ctx: DeliveryContext): Delivery
     });
     applications.push(application);
     configPaths.set(name, `${where}.overlayPath`);
+    overlays.set(name, ctx.repo.distFile(folder));
   }
-  return { applications, files, extraFiles, secrets: [], configPaths };
+  return { applications, files, extraFiles, secrets: [], configPaths, overlays };
 }
 
 /** A config step as the Rollout's: analysis steps run the app's template, e2e steps the E2E part's. */
