@@ -63,6 +63,13 @@ describe('the app tier of the reference homelab (hello: canary, status: rolling)
     });
   });
 
+  test('Phase 0 creates each app namespace with the app-tier label too, so Kyverno selects it before Argo CD syncs', () => {
+    const namespaces = docs(tree.get('bootstrap/01-namespaces.yaml'));
+    const hello = namespaces.find((n) => n.metadata.name === 'hello');
+    expect(hello.metadata.labels).toMatchObject({ 'homelab.dev/tier': 'app', 'pod-security.kubernetes.io/enforce': 'restricted' });
+    expect(namespaces.find((n) => n.metadata.name === 'argo-rollouts').metadata.labels['homelab.dev/tier']).toBeUndefined();
+  });
+
   test('the canary app\'s folder: a Rollout, its Services, the analysis and the PodMonitor, listed by a generated kustomization', () => {
     expect(docs(tree.get('apps/hello/kustomization.yaml'))).toEqual([{
       apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization',
