@@ -130,6 +130,19 @@ describe('delivery.apps.<name>: exact messages', () => {
     ]);
   });
 
+  test('fails for a canary when nothing installs kube-prometheus-stack and no prometheusAddress is set', () => {
+    const config = withApp({ delivery: 'canary' });
+    const applications = { ...config.argocd.applications };
+    delete applications.prometheus;
+    const without = { ...config, argocd: { ...config.argocd, applications } };
+    expect(problems(without).filter((p) => p.startsWith('delivery.'))).toEqual([
+      "delivery.apps.shop.delivery: is 'canary', whose analysis queries Prometheus, and no Application of argocd.applications installs the " +
+      "kube-prometheus-stack chart. Add it, set delivery.rollouts.prometheusAddress, or use delivery: 'rolling'.",
+    ]);
+    expect(problems({ ...without, delivery: { ...without.delivery!, rollouts: { prometheusAddress: 'http://prometheus.lan:9090' } } })
+      .filter((p) => p.startsWith('delivery.'))).toEqual([]);
+  });
+
   test('enough replicas, or a router, or a weight of 100 only, pass the replica rule', () => {
     expect(problems(withApp({ delivery: 'canary', replicas: 5 }))).toEqual([]);
     expect(problems(withApp({ delivery: 'canary', replicas: 2, canary: { trafficRouter: { nginx: { host: 'shop.homelab.example' } } } }))).toEqual([]);

@@ -39,9 +39,9 @@ export function replicasOf(app: ResolvedDeliveryAppConfig): number {
   return weight === undefined ? DEFAULT_REPLICAS : Math.max(DEFAULT_REPLICAS, replicasForWeight(weight));
 }
 
-/** Whether the catalog installs ingress-nginx (the chart the `nginx` traffic router needs). */
-function installsIngressNginx(applications: Readonly<Record<string, { sources: readonly { kind: string; chart?: string }[] }>>): boolean {
-  return Object.values(applications).some((a) => a.sources.some((s) => s.kind === 'helm-chart' && s.chart === 'ingress-nginx'));
+/** Whether an Application of the catalog installs `chart` (ingress-nginx for the `nginx` router, the Prometheus stack). */
+function installsChart(applications: Readonly<Record<string, { sources: readonly { kind: string; chart?: string }[] }>>, chart: string): boolean {
+  return Object.values(applications).some((a) => a.sources.some((s) => s.kind === 'helm-chart' && s.chart === chart));
 }
 
 /** A `ConfigRule` of lib/config/rules.ts (typed by shape: importing the type from there would be an import cycle). */
@@ -65,6 +65,10 @@ export const rolloutsRules = {
             "Set delivery: 'canary', or remove canary.");
         continue;
       }
+      problems.when(config.delivery?.rollouts.prometheusAddress === undefined && !installsChart(config.argocd.applications, 'kube-prometheus-stack'),
+        `${path}.delivery`,
+        () => "is 'canary', whose analysis queries Prometheus, and no Application of argocd.applications installs the " +
+          'kube-prometheus-stack chart. Add it, set delivery.rollouts.prometheusAddress, or use delivery: \'rolling\'.');
       const steps = canaryStepsOf(app);
       const stepsPath = `${path}.canary.steps`;
       const analysis = app.canary?.analysis;
@@ -85,7 +89,7 @@ export const rolloutsRules = {
         () => 'has no { e2e: {} } step, but the app has e2e journeys: they would never gate the canary (a PostSync hook would run ' +
           'only after full promotion, and would hold a paused canary\'s sync). Add { e2e: {} } before the last step.');
       const router = app.canary?.trafficRouter;
-      problems.when(router?.nginx !== undefined && !installsIngressNginx(config.argocd.applications), `${path}.canary.trafficRouter.nginx`,
+      problems.when(router?.nginx !== undefined && !installsChart(config.argocd.applications, 'ingress-nginx'), `${path}.canary.trafficRouter.nginx`,
         () => 'needs ingress-nginx, and no Application of argocd.applications installs the ingress-nginx chart. Add it, or remove ' +
           'trafficRouter to weight by replica counts.');
       const weight = smallestPartialWeight(steps);
