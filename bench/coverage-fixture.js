@@ -39,12 +39,17 @@ function readApplications() {
   const distPath = root.spec.source.path.replace(/\/?argocd\/apps$/, '') || '.';
   const inDist = (p) => distPath === '.' || p === distPath || p.startsWith(`${distPath}/`);
   const dirs = [];
+  const overlays = new Map();
   const values = [];
   let monitoring;
   for (const file of listFiles(path.join(DIST, 'argocd/apps'))) {
     const app = YAML.parse(fs.readFileSync(path.join(DIST, 'argocd/apps', file), 'utf8'));
     for (const s of app.spec.sources ?? [app.spec.source]) {
-      if (s.repoURL === repoUrl && s.path && !s.plugin && !s.ref && !inDist(s.path)) {
+      // A delivery app (lib/homelab/delivery/rollouts.ts) reads its overlay, which builds its generated folder apps/<name>.
+      const generated = `apps/${app.metadata.name}`;
+      if (s.repoURL === repoUrl && s.path && !s.plugin && !s.ref && !inDist(s.path) && fs.existsSync(path.join(DIST, generated, 'kustomization.yaml'))) {
+        overlays.set(s.path, path.posix.relative(s.path, distPath === '.' ? generated : `${distPath}/${generated}`));
+      } else if (s.repoURL === repoUrl && s.path && !s.plugin && !s.ref && !inDist(s.path)) {
         dirs.push(s.path);
         if (app.metadata.name === 'monitoring-config') monitoring = s.path;
       }
@@ -54,7 +59,7 @@ function readApplications() {
       }
     }
   }
-  return { distPath, dirs: [...new Set(dirs)].sort(), values: [...new Set(values)].sort(), monitoring };
+  return { distPath, dirs: [...new Set(dirs)].sort(), overlays, values: [...new Set(values)].sort(), monitoring };
 }
 
 function configMap(name, i) {
@@ -89,11 +94,12 @@ function kustomization(resources) {
  * be empty). Returns `{ dir, files, distPath }`. Throws when `fileCount` is smaller than the skeleton.
  */
 function makeHomelabTree(dir, fileCount) {
-  const { distPath, dirs, values, monitoring } = readApplications();
+  const { distPath, dirs, overlays, values, monitoring } = readApplications();
   const files = new Map();
   for (const f of listFiles(DIST)) files.set(distPath === '.' ? f : `${distPath}/${f}`, fs.readFileSync(path.join(DIST, f), 'utf8'));
   const plainDirs = dirs.filter((d) => d !== monitoring);
   for (const d of plainDirs) files.set(`${d}/${path.posix.basename(d)}.yaml`, configMap(path.posix.basename(d), 0));
+  for (const [d, generated] of [...overlays].sort()) files.set(`${d}/kustomization.yaml`, kustomization([generated]));
   for (const v of values) files.set(v, 'replicaCount: 1\n');
   files.set('README.md', '# homelab (synthetic)\n');
   files.set('.sops.yaml', 'creation_rules:\n  - path_regex: .*\\.enc\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n');

@@ -157,13 +157,16 @@ class CoverageAudit {
     for (const broken of this.brokenResources.values()) {
       const apps = [...broken.apps].sort(compare);
       const what = broken.directory ? 'a directory without a kustomization file' : 'which does not exist';
+      // A delivery app's overlay lists a folder of the generated tree.
+      const generated = this.isGenerated(broken.target);
       this.missing.push({
         path: broken.target,
         type: 'kustomization-resource',
         applications: apps,
         referencedBy: broken.kustomization,
-        generated: false,
-        message: `${broken.kustomization} lists '${broken.entry}' (${broken.target}), ${what}; kustomize build fails for ${quoteList(apps)}.`,
+        generated,
+        message: `${broken.kustomization} lists '${broken.entry}' (${broken.target}), ${what}; kustomize build fails for ${quoteList(apps)}.`
+          + this.generatedHint(generated),
       });
     }
     return {
@@ -212,7 +215,7 @@ class CoverageAudit {
         configPath: s.configPath,
         generated,
         message: `'${s.application}' reads ${s.path} (${s.configPath}), which ${what}; `
-          + `Argo CD would fail with "app path does not exist".${this.generatedHint(generated)}`,
+          + `Argo CD would fail with "app path does not exist".${this.generatedHint(generated)}${overlayHint(s)}`,
       });
       return;
     }
@@ -223,11 +226,31 @@ class CoverageAudit {
       for (const f of this.manifestsIn(dir)) this.render(f.path, { app: s.application, how: 'source' });
     } else if (dir.kustomization) {
       this.buildKustomization(s.application, dir.path);
+      // Listed but absent (dist/ not committed) is already a broken kustomization resource.
+      const lists = (this.tree.files.get(dir.kustomization)!.kustomization!.resources).some((e) => localTarget(dir.path, e) === s.overlayOf);
+      const reached = s.overlayOf !== undefined && this.reachedDirectories.get(s.overlayOf)?.has(s.application);
+      if (s.overlayOf !== undefined && !lists && !reached) this.overlayMisses(s, dir.kustomization);
+    } else if (s.overlayOf !== undefined) {
+      this.overlayMisses(s, undefined);
     } else if (dir.helmChart) {
       this.reach(dir.path, s.application);
     } else {
       this.renderDirectory(s, dir);
     }
+  }
+
+  /** A delivery app's overlay that does not build the generated folder: the app would run none of its generated manifests. */
+  private overlayMisses(s: CoverageSource, kustomization: string | undefined): void {
+    const what = kustomization === undefined ? `${s.path} has no kustomization` : `${kustomization} does not reach it`;
+    this.missing.push({
+      path: s.overlayOf!,
+      type: 'kustomization-resource',
+      applications: [s.application],
+      referencedBy: kustomization ?? s.path,
+      generated: true,
+      message: `'${s.application}' reads its overlay ${s.path} (${s.configPath}), which must build the generated ${s.overlayOf}, but ${what}; `
+        + `the app's generated manifests would never be applied.${overlayHint(s)}`,
+    });
   }
 
   /** Argo CD's directory mode: the manifests of the path (and below, with `recurse`) that pass the globs. */
@@ -550,4 +573,10 @@ function describe(r: Rendering): string {
     case 'kustomize': return `through ${r.via}`;
     case 'sops': return `*${SOPS_ENCRYPTED_SUFFIX} under its plugin path`;
   }
+}
+
+/** How to write a delivery app's overlay: the one-line kustomization the README documents. */
+function overlayHint(s: CoverageSource): string {
+  if (s.overlayOf === undefined) return '';
+  return ` Write ${s.path}/kustomization.yaml with \`resources: [${path.posix.relative(s.path, s.overlayOf)}]\`.`;
 }

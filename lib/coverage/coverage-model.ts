@@ -26,6 +26,11 @@ export interface CoverageSource {
   readonly include?: string;
   /** `directory.exclude`, as rendered (the Application adds `*.enc.yaml` whenever it renders a `directory`). */
   readonly exclude?: string;
+  /**
+   * The path is an overlay the user owns (a delivery app's `overlayPath`): a kustomization that must reach this
+   * generated folder, which `dist/` holds and `npm run check` checks.
+   */
+  readonly overlayOf?: string;
 }
 
 /** A Helm values file an Application reads from the homelab repo through the `$values` ref. */
@@ -101,6 +106,7 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
           recurse: s.directory?.recurse === true,
           include: s.directory?.include,
           exclude: s.directory?.exclude,
+          overlayOf: argocd.delivery.map((part) => part.overlays?.get(app.name)).find((o) => o !== undefined),
         });
       }
       (s.helm?.valueFiles ?? []).forEach((f, j) => {
@@ -130,7 +136,7 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
 
 function configField(name: string, argocd: ArgoCdChart): { path: string; catalog: boolean } {
   if (name === argocd.root.name) return { path: 'git.distPath', catalog: false };
-  const generated = GENERATED_CONFIG_PATHS[name];
+  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined);
   return generated ? { path: generated, catalog: false } : { path: `argocd.applications.${name}`, catalog: true };
 }
 

@@ -469,10 +469,10 @@ export class BootstrapPlan extends Construct {
    * Argo CD Applications deploy to: the wave-0 `sops-secrets` Application delivers Secrets into them before
    * their own Applications sync, and Argo CD cannot apply into a namespace that does not exist yet.
    */
-  public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce): void {
+  public addNamespace(name: string, enforce: PodSecurityLevel, warn: PodSecurityLevel = enforce, labels?: Readonly<Record<string, string>>): void {
     if (this.namespaceNames.has(name)) return;
     this.namespaceNames.add(name);
-    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn });
+    new PodSecurityNamespace(this.namespaces, name, { name, enforce, warn, labels });
   }
 
   /**

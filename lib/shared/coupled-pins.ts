@@ -56,6 +56,14 @@ export const COUPLED_PINS: readonly CoupledPinGroup[] = [
       'minor means a new cdk8s-plus-NN package, which is a code change, not a bump.',
   },
   {
+    group: 'argo-rollouts',
+    pins: [
+      { depName: 'argoproj/argo-rollouts', where: 'lib/config/delivery/rollouts.ts ARGO_ROLLOUTS_VERSION: the release install.yaml; the Rollout and AnalysisTemplate CRD snapshot (scripts/crd-sources.json, cdk8s.yaml, imports/)' },
+    ],
+    why: 'The controller the argo-rollouts Application installs and the CRDs the Rollouts and AnalysisTemplates are typed and ' +
+      'validated against must be the same release.',
+  },
+  {
     group: 'prometheus-operator',
     pins: [
       { depName: 'kube-prometheus-stack', where: 'lib/config/default-catalog.ts CHART_PINS.kubePrometheusStack' },

@@ -119,6 +119,16 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     notes: '"Only the three most recent minor versions are eligible for patch releases"; v3.5.0 was tagged 2026-08-04 and is the ' +
       'newest minor in the snapshot read.',
   },
+  {
+    component: 'Argo Rollouts 1.9',
+    subjects: [{ kind: 'project', project: 'argoproj/argo-rollouts' }],
+    versionPrefix: '1.9.',
+    status: 'supported',
+    since: '2026-07-06',
+    source: 'argoproj/argo-rollouts tag v1.9.1 (commit b6bd3bcf, 2026-07-06)',
+    notes: 'v1.9.1 is the newest release tag in the snapshot read (v1.10.0-rc1 is a release candidate). The repository at v1.9.1 has ' +
+      'no support-policy document, so how long 1.9 gets fixes was not confirmed.',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */

@@ -327,7 +327,10 @@ class BringUp {
     for (const s of sources) {
       if (typeof s?.path !== 'string' || !s.path.startsWith(this.distPrefix)) continue;
       const dir = s.path.slice(this.distPrefix.length);
-      for (const [file, text] of this.input.tree) if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text));
+      for (const [file, text] of this.input.tree) {
+        // A kustomization.yaml is how Argo CD builds the folder, not an object it applies.
+        if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text).filter((d) => d.kind !== 'Kustomization'));
+      }
     }
     if (objs.length > 0) return objs;
     // Content outside the generated output (a chart, a hand-written folder): one workload standing for it.

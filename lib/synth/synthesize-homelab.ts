@@ -145,7 +145,9 @@ function addApplicationNamespaces(bootstrap: BootstrapPlan, argocd: ArgoCdChart)
     if (SYSTEM_NAMESPACES.has(app.namespace)) continue;
     const labels = app.managedNamespaceMetadata?.labels;
     const enforce = level(labels, 'enforce') ?? 'restricted';
-    bootstrap.addNamespace(app.namespace, enforce, level(labels, 'warn') ?? enforce);
+    // The other managed labels too (the app tier's, which Kyverno selects by): the namespace exists before Argo CD syncs.
+    const others = Object.entries(labels ?? {}).filter(([k]) => !k.startsWith('pod-security.kubernetes.io/'));
+    bootstrap.addNamespace(app.namespace, enforce, level(labels, 'warn') ?? enforce, others.length > 0 ? Object.fromEntries(others) : undefined);
   }
   for (const secret of argocd.secretReferences) {
     if (!SYSTEM_NAMESPACES.has(secret.namespace)) bootstrap.addNamespace(secret.namespace, 'restricted');

@@ -325,6 +325,9 @@ describe('missing', () => {
     const path = (app: string, p: string, field: string) =>
       `'${app}' reads ${p} (${field}), which does not exist; Argo CD would fail with "app path does not exist".${hint}`;
     expect(messages(report).missing).toEqual([
+      // the delivery apps' overlays list their generated folders
+      `k8s/apps/hello/kustomization.yaml lists '../../generated/apps/hello' (k8s/generated/apps/hello), which does not exist; kustomize build fails for 'hello'.${hint}`,
+      `k8s/apps/status/kustomization.yaml lists '../../generated/apps/status' (k8s/generated/apps/status), which does not exist; kustomize build fails for 'status'.${hint}`,
       path('root', 'k8s/generated/argocd/apps', 'git.distPath'),
       path('projects', 'k8s/generated/argocd/projects', 'git.distPath'),
       path('backup-checks', 'k8s/generated/backup-checks', 'postgresClusters.<name>.backup'),
@@ -332,6 +335,7 @@ describe('missing', () => {
       '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
+      path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,

@@ -90,6 +90,11 @@ export function referenceCheckout(config: HomelabConfig = REFERENCE_HOMELAB): Fi
   for (const [p, content] of tree) files[`${model.distPath}/${p}`] = content;
   for (const s of model.sources) {
     if (s.pluginName || isInside(s.path, model.distPath)) continue;
+    if (s.overlayOf !== undefined) {
+      // A delivery app's overlay: the one-line kustomization over its generated folder.
+      files[`${s.path}/kustomization.yaml`] = kustomization([path.posix.relative(s.path, s.overlayOf)]);
+      continue;
+    }
     files[`${s.path}/${path.posix.basename(s.path)}.yaml`] = manifest('ConfigMap', path.posix.basename(s.path));
   }
   for (const v of model.valuesFiles) if (!isInside(v.path, model.distPath)) files[v.path] = 'replicaCount: 1\n';

@@ -64,6 +64,8 @@ describe('phase0KustomizeProblems', () => {
         else paths.add(s.path);
       }
     }
+    // and every delivery app's overlay (delivery.apps.<name>.overlayPath, default k8s/apps/<name>)
+    for (const name of Object.keys(REFERENCE_HOMELAB.delivery?.apps ?? {})) paths.add(`k8s/apps/${name}`);
     for (const p of paths) fs.mkdirSync(path.join(repo, p), { recursive: true });
     write('k8s/apps/duckdns/kustomization.yaml', 'resources:\n  - ../../generated/bootstrap\n');
     // WHEN / THEN

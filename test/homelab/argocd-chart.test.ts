@@ -31,8 +31,11 @@ test('renders projects, root, one file per Application, and the generated files,
   expect(files).toContain('forgejo-mirror/forgejo-mirror.yaml');
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
-  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files
-  expect(files).toHaveLength(apps.length + 6);
+  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files, and the
+  // delivery parts' folders (the app tier's apps/<app>/ and the controllers' delivery/<name>/)
+  const delivery = files.filter((f) => f.startsWith('apps/') || f.startsWith('delivery/'));
+  expect(delivery).toContain('apps/hello/kustomization.yaml');
+  expect(files).toHaveLength(apps.length + 6 + delivery.length);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -190,7 +193,9 @@ test('every rendered object passes the strict schemas of its pinned API and the 
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
   expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
-    'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
+    'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount',
+    // the app tier (delivery.apps) and the kustomizations of the delivery folders
+    'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {

@@ -1,3 +1,4 @@
+import { ARGO_ROLLOUTS_VERSION } from '../../lib/config/delivery/rollouts';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { imagesIn, lifecycleWarnings, PlannedPin, splitImage } from '../../lib/plan/pins';
 import { renderPlanText } from '../../lib/plan/render-plan-text';
@@ -45,6 +46,7 @@ describe('the pins inventory of the reference homelab', () => {
     const manifests = plan.pins.filter((p) => p.kind === 'manifest');
     expect(manifests.map((p) => [p.component, p.version, p.usedBy])).toEqual([
       ['argoproj/argo-cd install.yaml', ARGOCD_VERSION, ['step 08-argocd-install']],
+      ['argoproj/argo-rollouts install.yaml', ARGO_ROLLOUTS_VERSION, ['app argo-rollouts']],
       [`cloudnative-pg/cloudnative-pg ${CNPG_MANIFEST_URL.replace(/^.*\//, '')}`, `v${CNPG_VERSION}`, ['step 04-cnpg-operator']],
       ['cloudnative-pg/plugin-barman-cloud manifest.yaml', BARMAN_CLOUD_PLUGIN_VERSION, ['step 05-barman-cloud-plugin']],
     ]);

@@ -6,7 +6,7 @@
  * Each part's options live in its own file of lib/config/delivery/; this file only assembles them.
  */
 import { z } from 'zod';
-import { integer, keyedRecord, namespaceName, repoRelativePath } from '../fields';
+import { integer, keyedRecord, namespaceName, quantity, repoRelativePath } from '../fields';
 import { dnsLabelProblem } from '../../shared/names';
 import { show } from '../messages';
 import { BuildSchema } from './build';
@@ -31,14 +31,28 @@ export const DeliveryAppSchema = z.strictObject({
   namespace: namespaceName.optional(),
   /** Image repository without tag or digest, under `delivery.registry` (e.g. `homelab-owner/hello`). */
   image: z.string().min(1),
-  /** Tag deployed until the updater writes a digest. */
-  tag: z.string().min(1),
+  /** Tag deployed until the updater writes a digest; never `latest`, which changes under the same manifest. */
+  tag: z.string().min(1).refine((t) => t !== 'latest', {
+    error: "'latest' is not a pinned tag: the image would change under the same manifest. Use a version such as '1.0.0'.",
+  }),
   /** Container port the application serves HTTP on. @default 8080 */
   port: integer(1).max(65535).default(8080),
-  /** Pods of the stable version. @default 2 */
-  replicas: integer(1).default(2),
+  /**
+   * Pods of the stable version.
+   * @default - 2; for a canary without a traffic router, enough pods for its smallest `setWeight` to put one pod on
+   * the canary (`ceil(100 / weight)`: 5 for the default 20 %)
+   */
+  replicas: integer(1).optional(),
   /** HTTP path of the readiness and liveness probes. @default '/healthz' */
   healthPath: z.string().startsWith('/').default('/healthz'),
+  /** HTTP path of the Prometheus metrics on `port`, scraped by the app's PodMonitor. @default '/metrics' */
+  metricsPath: z.string().startsWith('/').default('/metrics'),
+  /** User the container runs as (non-root: the namespace enforces the restricted Pod Security profile). @default 65532 */
+  runAsUser: integer(1).default(65532),
+  /** CPU request of each pod. @default '50m' */
+  cpuRequest: quantity({ example: '50m' }).default('50m'),
+  /** Memory request, and limit, of each pod. @default '64Mi' */
+  memory: quantity({ example: '64Mi', bytes: true }).default('64Mi'),
   /** `rolling`: a Deployment; `canary`: an Argo Rollouts `Rollout` gated by analysis. @default 'rolling' */
   delivery: z.enum(DELIVERY_STRATEGIES, {
     error: (issue) => `${show(issue.input)} is not a delivery strategy; use one of ${DELIVERY_STRATEGIES.map((s) => `'${s}'`).join(', ')}.`,

@@ -19,6 +19,11 @@ export interface PodSecurityNamespaceProps {
    * @default - the same as `enforce`
    */
   readonly warn?: PodSecurityLevel;
+  /**
+   * Further labels, e.g. the app-tier label Kyverno's signature policy selects namespaces by.
+   * @default - none
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Pod Security Admission version the labels pin, so a cluster upgrade cannot silently tighten or relax them. */
@@ -41,7 +46,7 @@ export class PodSecurityNamespace extends Construct {
     this.name = props.name;
     this.enforce = props.enforce ?? 'restricted';
     this.warn = props.warn ?? this.enforce;
-    const labels: Record<string, string> = { ...COMMON_LABELS, 'kubernetes.io/metadata.name': this.name };
+    const labels: Record<string, string> = { ...props.labels, ...COMMON_LABELS, 'kubernetes.io/metadata.name': this.name };
     for (const [mode, level] of [['enforce', this.enforce], ['warn', this.warn], ['audit', this.warn]] as const) {
       labels[`pod-security.kubernetes.io/${mode}`] = level;
       labels[`pod-security.kubernetes.io/${mode}-version`] = POD_SECURITY_VERSION;

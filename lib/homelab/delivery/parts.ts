@@ -40,6 +40,13 @@ export interface DeliveryPart {
   /** Files that are not API objects of the chart (kustomizations, workflows, Talos snippets), relative to `dist/`. */
   readonly extraFiles?: OutputFiles;
   readonly secrets: readonly DeliverySecretReference[];
+  /** The config path behind each Application's source, by Application name, for messages (e.g. the coverage audit's). */
+  readonly configPaths?: ReadonlyMap<string, string>;
+  /**
+   * Applications whose source is a directory the user owns (an overlay outside `dist/`) that must list a generated
+   * folder: Application name → the repo path of that folder. The coverage audit checks the overlay reaches it.
+   */
+  readonly overlays?: ReadonlyMap<string, string>;
 }
 
 export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };

@@ -19,8 +19,9 @@ describe('PodSecurityNamespace', () => {
   });
 
   test('all props: a relaxed enforce level still warns and audits at the stricter one', () => {
-    const props: Required<PodSecurityNamespaceProps> = { name: 'temporal', enforce: 'baseline', warn: 'restricted' };
+    const props: Required<PodSecurityNamespaceProps> = { name: 'temporal', enforce: 'baseline', warn: 'restricted', labels: { 'homelab.dev/tier': 'app' } };
     const labels = labelsOf(props);
+    expect(labels['homelab.dev/tier']).toBe('app');
     expect(labels['pod-security.kubernetes.io/enforce']).toBe('baseline');
     expect(labels['pod-security.kubernetes.io/warn']).toBe('restricted');
     expect(labels['pod-security.kubernetes.io/audit']).toBe('restricted');
