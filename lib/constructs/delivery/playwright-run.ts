@@ -101,6 +101,7 @@ export const GATE_CONFIG_FILE = 'playwright.homelab-gate.config.mjs';
 export const SUITE_SCRIPT = `set -eu
 mkdir -p "$HOME"
 if [ -n "\${GIT_USERNAME:-}" ]; then
+  # shellcheck disable=SC2016 # git's shell expands the variables when it calls the helper
   git config --global credential.helper '!f() { echo "username=$GIT_USERNAME"; echo "password=$GIT_PASSWORD"; }; f'
 fi
 git clone --quiet --depth 1 --branch "$SUITE_REVISION" -- "$SUITE_REPO" ${WORK}/repo
@@ -119,7 +120,7 @@ printf '%s' "$E2E_CONFIG" > ${GATE_CONFIG_FILE}
 /** Runs the journeys and records their exit code for the upload; always exits 0 so that the results are uploaded. */
 export const JOURNEYS_SCRIPT = `set -u
 mkdir -p "$HOME"
-cd "${WORK}/repo/$SUITE_PATH"
+cd "${WORK}/repo/$SUITE_PATH" || exit 1
 status=0
 npx --no-install playwright test --config ${GATE_CONFIG_FILE} || status=$?
 echo "$status" > ${RESULTS}/exit-code
