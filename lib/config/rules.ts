@@ -11,6 +11,7 @@ import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitPr
 import { matchSignature, Phase0Signature, PHASE0_SIGNATURES, SignatureMatch, signaturePath } from './phase0-signatures';
 import type { ResolvedHomelabConfig } from './resolved';
 import { rolloutsRules } from './delivery/rollouts-rules';
+import { e2eRules } from './delivery/e2e-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -300,4 +301,5 @@ const forgejoBackupRules: ConfigRule = {
 export const CONFIG_RULES: readonly ConfigRule[] = [
   clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
   rolloutsRules,
+  e2eRules,
 ];

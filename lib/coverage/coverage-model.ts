@@ -136,7 +136,9 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
 
 function configField(name: string, argocd: ArgoCdChart): { path: string; catalog: boolean } {
   if (name === argocd.root.name) return { path: 'git.distPath', catalog: false };
-  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined);
+  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined) ??
+    // The delivery parts' Applications (lib/homelab/delivery) are generated from the `delivery` section.
+    (argocd.delivery.some((part) => part.applications.some((a) => a.name === name)) ? 'delivery' : undefined);
   return generated ? { path: generated, catalog: false } : { path: `argocd.applications.${name}`, catalog: true };
 }
 

@@ -129,6 +129,18 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     notes: 'v1.9.1 is the newest release tag in the snapshot read (v1.10.0-rc1 is a release candidate). The repository at v1.9.1 has ' +
       'no support-policy document, so how long 1.9 gets fixes was not confirmed.',
   },
+  {
+    component: 'Playwright 1.65 (the E2E journeys\' browser image)',
+    subjects: [{ kind: 'image', repository: 'mcr.microsoft.com/playwright' }],
+    versionPrefix: '1.65.',
+    status: 'supported',
+    since: '2026-11',
+    source: 'https://www.npmjs.com/package/@playwright/test',
+    notes: '@playwright/test 1.65.1 is the newest release on npm (checked 2026-12-01); the month is PyPI\'s for the same line (playwright ' +
+      '1.65.2, 2026-11), not read at the GitHub release. Playwright publishes no support window for older releases (none in ' +
+      'microsoft/playwright v1.62.1 docs/src), so a new minor is the fix. Not confirmed: the tag v1.65.1-noble on MCR, which follows ' +
+      'the documented pattern v<version>-noble (docs/src/docker.md) but was not queried.',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */

@@ -336,6 +336,7 @@ describe('missing', () => {
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
       path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
+      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,

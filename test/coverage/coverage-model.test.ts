@@ -9,8 +9,8 @@ test('every Application, the root app-of-apps included, in name order', () => {
   const { model } = synthesized();
   expect(model.applications).toEqual([...model.applications].sort());
   expect(model.applications).toEqual(expect.arrayContaining(['root', 'projects', 'sops-secrets', 'temporal', 'duckdns']));
-  // + 3: argo-rollouts and the two apps of delivery.apps.
-  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 7 + 3);
+  // + 4: argo-rollouts, the two apps of delivery.apps, e2e-smoke.
+  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 7 + 4);
   expect(model.repoUrl).toBe(REFERENCE_HOMELAB.git.githubSeedUrl);
   expect(model.distPath).toBe('k8s/generated');
 });
