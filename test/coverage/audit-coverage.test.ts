@@ -332,7 +332,11 @@ describe('missing', () => {
       '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
+      // the delivery parts' Applications (their config section, not an argocd.applications entry)
+      path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
+      '\'kyverno\' reads the values file k8s/generated/values/kyverno.yaml through $values (delivery.kyverno), which does not exist; '
+        + `the sync would fail.${hint}`,
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,
     ]);
