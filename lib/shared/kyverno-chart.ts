@@ -8,9 +8,6 @@
 /** The chart (repository, name, version) the values of lib/constructs/delivery/kyverno-values.ts are written for. */
 export const KYVERNO_CHART = { repoURL: 'https://kyverno.github.io/kyverno/', chart: 'kyverno', version: '3.9.0' } as const;
 
-/** Kyverno's version in that chart (`appVersion`). */
-export const KYVERNO_APP_VERSION = 'v1.19.0';
-
 /** What Kyverno does when its webhook cannot answer (`spec.failurePolicy` of an `ImageValidatingPolicy`). */
 export const KYVERNO_FAILURE_POLICIES = ['Fail', 'Ignore'] as const;
 export type KyvernoFailurePolicy = (typeof KYVERNO_FAILURE_POLICIES)[number];
