@@ -6,6 +6,7 @@ import { DeliveryConfig } from '../../lib/config/delivery/types';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { KyvernoPart } from '../../lib/homelab/delivery/kyverno';
 import { APP_TIER_LABEL } from '../../lib/shared/delivery-layout';
+import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { tree } from '../constructs/argocd/util';
 import { problemsOfObjects } from '../validation/util';
 
@@ -228,6 +229,25 @@ describe('the Kyverno part of the reference homelab', () => {
     const { doc } = partOf(config);
     expect(doc('delivery/kyverno-policies/homelab-signed-images-app-tier.yaml').spec.matchImageReferences)
       .toEqual([{ glob: 'forgejo.homelab.example/*' }, { glob: 'registry.lan:5000/*' }]);
+  });
+
+  test('Forgejo\'s isolated namespace lets Kyverno\'s admission controller fetch signatures; an outside pull host needs no such flow', () => {
+    // WHEN the reference homelab (pull host: Forgejo's Service) and one whose pods pull from another registry
+    const flowsOf = (config: HomelabConfig) => synthesizeHomelab(config).bootstrap.network!.flows
+      .filter((f) => f.from.kind === 'selected-pods' && f.from.namespace === 'kyverno');
+    // THEN
+    expect(flowsOf(REFERENCE_HOMELAB)).toEqual([{
+      from: { kind: 'selected-pods', name: 'kyverno/kyverno-admission-controller', namespace: 'kyverno',
+        podSelector: { 'app.kubernetes.io/component': 'admission-controller', 'app.kubernetes.io/instance': 'kyverno' } },
+      to: expect.objectContaining({ kind: 'pods', namespace: 'cicd', name: 'cicd/forgejo' }),
+      ports: [{ port: 3000, name: 'http' }],
+      // Forgejo's allow policy admits it; Kyverno's namespace is not isolated, so nothing restricts its egress
+      ingressPolicy: 'cicd/allow-forgejo',
+      egressPolicy: undefined,
+      reason: 'ImageValidatingPolicy homelab-signed-images-app-tier, homelab-signed-images-audit: signatures of ' +
+        'forgejo-http.cicd.svc.cluster.local:3000, forgejo.homelab.example',
+    }]);
+    expect(flowsOf({ ...REFERENCE_HOMELAB, delivery: { ...DELIVERY, registry: { ...DELIVERY.registry, pullHost: 'registry.lan:5000' } } })).toEqual([]);
   });
 
   test('without a delivery section there is no Kyverno', () => {

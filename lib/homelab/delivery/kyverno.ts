@@ -27,6 +27,8 @@ import { sortKeys } from '../../constructs/temporal/temporal-values';
 import { APP_TIER_LABEL, DELIVERY_DIST } from '../../shared/delivery-layout';
 import { COSIGN_PUBLIC_KEY_KEY } from '../../shared/kyverno-chart';
 import { podSecurityNamespaceMetadata } from '../../shared/pod-security';
+import type { ForgejoEndpoint } from '../../shared/git-urls';
+import type { NetworkFlow } from '../../shared/network';
 import { GENERATED_APPLICATIONS } from '../validate-argocd-config';
 import { DeliveryContext, DeliveryPart, DeliverySecretReference, requiredApplication, waveAfter } from './parts';
 
@@ -50,6 +52,32 @@ export interface KyvernoPart extends DeliveryPart {
   readonly auditPolicy: ImageSignaturePolicy;
   /** Namespaces no Kyverno webhook sees, Kyverno's own included, sorted. */
   readonly excludedNamespaces: readonly string[];
+  /** Whether the pods' registry (the pull host) is Forgejo's in-cluster Service, which Kyverno then fetches signatures from. */
+  readonly pullsFromForgejo: boolean;
+}
+
+/** Whether `part` is the Kyverno part (the parts are assembled as plain `DeliveryPart`s). */
+export function isKyvernoPart(part: DeliveryPart): part is KyvernoPart {
+  return 'denyPolicy' in part && 'kyverno' in part;
+}
+
+/**
+ * The connection Kyverno opens to verify a signature: its admission controller (the only component that evaluates the
+ * policies at admission, since background scans are off) to Forgejo's HTTP port, where the registry lives. In an
+ * isolated Forgejo namespace nothing else lets it in. The chart labels those pods `app.kubernetes.io/component:
+ * admission-controller` and `app.kubernetes.io/instance: <release>` (chart 3.9.0 `templates/admission-controller/_helpers.tpl`,
+ * `templates/_helpers/_labels.tpl`).
+ */
+export function kyvernoRegistryFlows(parts: readonly DeliveryPart[], forgejo: ForgejoEndpoint): NetworkFlow[] {
+  return parts.filter(isKyvernoPart).filter((p) => p.pullsFromForgejo).map((p) => ({
+    from: {
+      kind: 'selected-pods', name: `${p.kyverno.namespace}/kyverno-admission-controller`, namespace: p.kyverno.namespace,
+      podSelector: { 'app.kubernetes.io/component': 'admission-controller', 'app.kubernetes.io/instance': p.kyverno.name },
+    },
+    to: forgejo.peer,
+    ports: [{ port: forgejo.httpPort, name: 'http' }],
+    reason: `ImageValidatingPolicy ${p.denyPolicy.name}, ${p.auditPolicy.name}: signatures of ${p.denyPolicy.registryHosts.join(', ')}`,
+  }));
 }
 
 export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPart {
@@ -77,7 +105,8 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
   });
 
   // The in-cluster pull name is what the pods' images say; the push name is what CI signs against from outside.
-  const pullHost = delivery.registry.pullHost ?? new URL(ctx.forgejo.inClusterHttpUrl).host;
+  const forgejoHost = new URL(ctx.forgejo.inClusterHttpUrl).host;
+  const pullHost = delivery.registry.pullHost ?? forgejoHost;
   const registryHosts = [...new Set([pullHost, delivery.registry.pushHost])].sort();
   const publicKeySecret = { namespace, name: delivery.signing.publicKeySecret };
   const credentials = {
@@ -142,5 +171,6 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
     denyPolicy,
     auditPolicy,
     excludedNamespaces: [...neverSeen, namespace].sort(),
+    pullsFromForgejo: pullHost === forgejoHost,
   };
 }
