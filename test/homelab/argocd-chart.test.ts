@@ -31,8 +31,9 @@ test('renders projects, root, one file per Application, and the generated files,
   expect(files).toContain('forgejo-mirror/forgejo-mirror.yaml');
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
-  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files
-  expect(files).toHaveLength(apps.length + 6);
+  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files,
+  // + the delivery's Kyverno values and its two signature policies
+  expect(files).toHaveLength(apps.length + 6 + 3);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -120,6 +121,8 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
+    // the cosign public key and the registry credential of Kyverno's signature policies
+    'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
     'temporal/ddb-cluster-temporal',
@@ -189,8 +192,8 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
-    'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'ImageValidatingPolicy', 'Job', 'ObjectStore',
+    'PodMonitor', 'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {

@@ -40,7 +40,8 @@ export interface ImageSignaturePolicyProps {
   readonly validationAction: SignatureValidationAction;
   /**
    * What the API server does when Kyverno does not answer in time: `Fail` refuses the pod, `Ignore` admits it unchecked.
-   * @default 'Fail' - Kyverno's own default (kyverno/api `imagevalidating_policy.go`: unset means Fail)
+   * Kyverno's own default for an unset field is `Fail` too (kyverno/api `imagevalidating_policy.go`).
+   * @default 'Fail'
    */
   readonly failurePolicy?: KyvernoFailurePolicy;
   /**
@@ -55,8 +56,9 @@ export interface ImageSignaturePolicyProps {
    */
   readonly publicKeySecret: SecretRef;
   /**
-   * How long the API server waits for Kyverno on each pod, 1 to 30 seconds.
-   * @default Duration.seconds(10) - Kyverno's default webhook timeout
+   * How long the API server waits for Kyverno on each pod, 1 to 30 seconds (Kyverno's own default is 10 seconds,
+   * `pkg/controllers/webhook/controller.go` `DefaultWebhookTimeout`).
+   * @default Duration.seconds(10)
    */
   readonly timeout?: Duration;
   /**
