@@ -12,6 +12,7 @@ import { matchSignature, Phase0Signature, PHASE0_SIGNATURES, SignatureMatch, sig
 import type { ResolvedHomelabConfig } from './resolved';
 import { rolloutsRules } from './delivery/rollouts-rules';
 import { e2eRules } from './delivery/e2e-rules';
+import { kyvernoRules } from './delivery/kyverno-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -302,4 +303,5 @@ export const CONFIG_RULES: readonly ConfigRule[] = [
   clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
   rolloutsRules,
   e2eRules,
+  kyvernoRules,
 ];

@@ -1,5 +1,6 @@
 import type { ArgoCdChart } from '../homelab/argocd-chart';
 import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
+import { KYVERNO_APPLICATION, KYVERNO_POLICIES_APPLICATION } from '../homelab/delivery/kyverno';
 import { VALUES_REF } from '../constructs/argocd/application-source';
 import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
@@ -70,6 +71,8 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.backupChecks]: 'postgresClusters.<name>.backup',
   [GENERATED_APPLICATIONS.forgejoMirror]: 'argocd.forgejoMirror',
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
+  [KYVERNO_APPLICATION]: 'delivery.kyverno',
+  [KYVERNO_POLICIES_APPLICATION]: 'delivery.kyverno',
 };
 
 interface RenderedSource {

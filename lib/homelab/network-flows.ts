@@ -5,6 +5,7 @@ import { CNPG_INSTANCE_PORTS } from '../constructs/cnpg/cnpg-cluster';
 import { KUBERNETES_API, NetworkFlow, NetworkPort, outsideCluster, podPeer, urlHost, urlPort } from '../shared/network';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 import { ConfigError, ConfigProblem } from '../shared/errors';
+import { kyvernoRegistryFlows } from './delivery/kyverno';
 
 /**
  * The flows into and out of the Phase-0 namespaces that the Argo CD tree's constructs imply, added to the bootstrap's
@@ -15,6 +16,7 @@ import { ConfigError, ConfigProblem } from '../shared/errors';
  * - Prometheus (kube-prometheus-stack's, the one the backup alerts' PodMonitors are for) to the metrics port of every
  *   Phase-0 cluster it scrapes;
  * - the Clusters Argo CD delivers into an isolated namespace: their own flows, and the CNPG operator managing them.
+ * - Kyverno's admission controller to Forgejo's registry, whose image signatures it verifies.
  *
  * Every allow policy of an isolated namespace is written by Phase 0 (the mirror Job's with Forgejo), so a namespace is
  * never default-deny without the allows of what runs in it.
@@ -52,6 +54,9 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     network.addWorkload(cluster);
     network.addFlow(bootstrap.operator.manages(cluster));
   }
+
+  // Kyverno fetches image signatures from Forgejo's registry.
+  for (const flow of kyvernoRegistryFlows(argocd.delivery, bootstrap.forgejo)) network.addFlow(flow);
 
   addDatabaseClientFlows(bootstrap, argocd, config);
   addApplicationFlows(bootstrap, config);

@@ -141,6 +141,27 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
       'microsoft/playwright v1.62.1 docs/src), so a new minor is the fix. Not confirmed: the tag v1.65.1-noble on MCR, which follows ' +
       'the documented pattern v<version>-noble (docs/src/docker.md) but was not queried.',
   },
+  {
+    component: 'Kyverno 1.19 (chart 3.9)',
+    subjects: [{ kind: 'chart', repoURL: 'https://kyverno.github.io/kyverno/', chart: 'kyverno' }],
+    versionPrefix: '3.9.',
+    status: 'supported',
+    since: '2026-08-20',
+    source: 'https://raw.githubusercontent.com/endoflife-date/endoflife.date/4738afe3bb90efadb21d97acffd63be6e1efd82e/products/kyverno.md',
+    notes: 'Chart 3.9.0 ships Kyverno v1.19.0 (charts/kyverno/Chart.yaml at tag kyverno-chart-3.9.0). endoflife.date: 1.19 released ' +
+      '2026-08-20, not end of life, each minor supported until three minors later; its Kubernetes column for 1.19 says 1.33 - 1.35 ' +
+      '(from kyverno.io/docs/installation, not read here), newer than the Kubernetes 1.30 API this program is built on, while the ' +
+      'chart itself accepts kubeVersion >=1.25.0-0.',
+  },
+  {
+    component: 'Kyverno 1.19',
+    subjects: [{ kind: 'project', project: 'kyverno/kyverno' }],
+    versionPrefix: '1.19.',
+    status: 'supported',
+    since: '2026-08-20',
+    source: 'https://raw.githubusercontent.com/endoflife-date/endoflife.date/4738afe3bb90efadb21d97acffd63be6e1efd82e/products/kyverno.md',
+    notes: 'The ImageValidatingPolicy CRD snapshot of v1.19.0; same lifecycle as the chart that ships it (above).',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */

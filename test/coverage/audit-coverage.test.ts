@@ -337,7 +337,11 @@ describe('missing', () => {
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
       path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
       path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
+      // the delivery parts' Applications (their config section, not an argocd.applications entry)
+      path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
+      '\'kyverno\' reads the values file k8s/generated/values/kyverno.yaml through $values (delivery.kyverno), which does not exist; '
+        + `the sync would fail.${hint}`,
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,
     ]);

@@ -35,7 +35,8 @@ test('renders projects, root, one file per Application, and the generated files,
   // delivery parts' folders (the app tier's apps/<app>/ and the controllers' delivery/<name>/)
   const delivery = files.filter((f) => f.startsWith('apps/') || f.startsWith('delivery/'));
   expect(delivery).toContain('apps/hello/kustomization.yaml');
-  expect(files).toHaveLength(apps.length + 6 + delivery.length);
+  // + the Kyverno chart's generated values file
+  expect(files).toHaveLength(apps.length + 6 + 1 + delivery.length);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -123,6 +124,8 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
+    // the cosign public key and the registry credential of Kyverno's signature policies
+    'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
     'temporal/ddb-cluster-temporal',
@@ -195,7 +198,9 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
     'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount',
     // the app tier (delivery.apps) and the kustomizations of the delivery folders
-    'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service']));
+    'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service',
+    // Kyverno's signature policies
+    'ImageValidatingPolicy']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {
