@@ -31,8 +31,10 @@ test('renders projects, root, one file per Application, and the generated files,
   expect(files).toContain('forgejo-mirror/forgejo-mirror.yaml');
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
-  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files
-  expect(files).toHaveLength(apps.length + 6);
+  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files, and the
+  // delivery parts' own files (each part's objects and extra files, counted once per file)
+  const deliveryFiles = new Set(t.delivery.flatMap((p) => [...p.files.map(([, file]) => file), ...(p.extraFiles?.keys() ?? [])]));
+  expect(files).toHaveLength(apps.length + 6 + deliveryFiles.size);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -117,6 +119,8 @@ test('no token or secret value reaches the output', () => {
 
 test('references the Secrets it needs, for the bootstrap to check', () => {
   expect(tree().secretReferences.map((s) => `${s.namespace}/${s.name}`)).toEqual([
+    // Argo CD Image Updater's registry read and git write credentials (delivery.imageUpdater)
+    'argocd/forgejo-registry-read', 'argocd/image-updater-github',
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
@@ -189,7 +193,8 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database',
+    'ImageUpdater', 'Job', 'Kustomization', 'ObjectStore', 'PodMonitor',
     'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
 });
 
