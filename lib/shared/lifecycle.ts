@@ -119,6 +119,17 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     notes: '"Only the three most recent minor versions are eligible for patch releases"; v3.5.0 was tagged 2026-08-04 and is the ' +
       'newest minor in the snapshot read.',
   },
+  {
+    component: 'Argo CD Image Updater 1.3',
+    subjects: [{ kind: 'project', project: 'argoproj-labs/argocd-image-updater' }],
+    versionPrefix: '1.3.',
+    status: 'supported',
+    since: '2026-08-12',
+    source: 'argocd-image-updater v1.3.0 SECURITY.md, README.md',
+    notes: 'SECURITY.md: "We currently only support the most recent release"; v1.3.0 (tagged 2026-08-12, commit 098b544f) is the newest ' +
+      'release in the snapshot read, so it is supported only until the next one. README.md "Current status": "under active development. ' +
+      'We would not recommend it yet for *critical* production workloads".',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */
