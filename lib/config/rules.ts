@@ -13,6 +13,7 @@ import type { ResolvedHomelabConfig } from './resolved';
 import { rolloutsRules } from './delivery/rollouts-rules';
 import { e2eRules } from './delivery/e2e-rules';
 import { kyvernoRules } from './delivery/kyverno-rules';
+import { imageUpdaterRules } from './delivery/image-updater-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -304,4 +305,5 @@ export const CONFIG_RULES: readonly ConfigRule[] = [
   rolloutsRules,
   e2eRules,
   kyvernoRules,
+  imageUpdaterRules,
 ];

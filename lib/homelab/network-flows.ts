@@ -36,6 +36,9 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     });
   }
 
+  // The delivery parts' own pods (Argo CD Image Updater in `argocd`, which is default-deny): their derived flows.
+  for (const flow of argocd.delivery.flatMap((part) => part.networkFlows ?? [])) network.addFlow(flow);
+
   const stack = prometheusStack([...argocd.applications.values()]);
   for (const alerts of argocd.backupChecks?.alerts ?? []) {
     if (!stack || !network.isIsolated(alerts.cluster.namespace)) continue;

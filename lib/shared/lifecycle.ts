@@ -162,6 +162,17 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     source: 'https://raw.githubusercontent.com/endoflife-date/endoflife.date/4738afe3bb90efadb21d97acffd63be6e1efd82e/products/kyverno.md',
     notes: 'The ImageValidatingPolicy CRD snapshot of v1.19.0; same lifecycle as the chart that ships it (above).',
   },
+  {
+    component: 'Argo CD Image Updater 1.3',
+    subjects: [{ kind: 'project', project: 'argoproj-labs/argocd-image-updater' }],
+    versionPrefix: '1.3.',
+    status: 'supported',
+    since: '2026-08-12',
+    source: 'argocd-image-updater v1.3.0 SECURITY.md, README.md',
+    notes: 'SECURITY.md: "We currently only support the most recent release"; v1.3.0 (tagged 2026-08-12, commit 098b544f) is the newest ' +
+      'release in the snapshot read, so it is supported only until the next one. README.md "Current status": "under active development. ' +
+      'We would not recommend it yet for *critical* production workloads".',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */

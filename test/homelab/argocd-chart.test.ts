@@ -32,11 +32,9 @@ test('renders projects, root, one file per Application, and the generated files,
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
   // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files, and the
-  // delivery parts' folders (the app tier's apps/<app>/ and the controllers' delivery/<name>/)
-  const delivery = files.filter((f) => f.startsWith('apps/') || f.startsWith('delivery/'));
-  expect(delivery).toContain('apps/hello/kustomization.yaml');
-  // + the Kyverno chart's generated values file
-  expect(files).toHaveLength(apps.length + 6 + 1 + delivery.length);
+  // delivery parts' own files (each part's objects and extra files, counted once per file)
+  const deliveryFiles = new Set(t.delivery.flatMap((p) => [...p.files.map(([, file]) => file), ...(p.extraFiles?.keys() ?? [])]));
+  expect(files).toHaveLength(apps.length + 6 + deliveryFiles.size);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -121,6 +119,8 @@ test('no token or secret value reaches the output', () => {
 
 test('references the Secrets it needs, for the bootstrap to check', () => {
   expect(tree().secretReferences.map((s) => `${s.namespace}/${s.name}`)).toEqual([
+    // Argo CD Image Updater's registry read and git write credentials (delivery.imageUpdater)
+    'argocd/forgejo-registry-read', 'argocd/image-updater-github',
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
@@ -200,7 +200,9 @@ test('every rendered object passes the strict schemas of its pinned API and the 
     // the app tier (delivery.apps) and the kustomizations of the delivery folders
     'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service',
     // Kyverno's signature policies
-    'ImageValidatingPolicy']));
+    'ImageValidatingPolicy',
+    // Argo CD Image Updater's per-app CRs
+    'ImageUpdater']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {

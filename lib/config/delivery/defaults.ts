@@ -30,12 +30,16 @@ export const DEFAULT_DELIVERY: DeliveryConfig = {
       image: 'homelab-owner/hello', tag: '1.0.0', delivery: 'canary',
       // Run against the canary Service before promotion; a failure aborts the rollout.
       e2e: { scenarios: ['hello/home.spec.ts'], baseURL: 'https://hello.homelab.example' },
+      // Each build of main is promoted by its digest (Argo CD Image Updater, commit write-back): the canary is the gate.
+      imageUpdates: { strategy: 'digest', tag: 'main' },
     },
     // The example of a rolling update whose E2E journeys run after each sync.
     'status': {
       image: 'homelab-owner/status', tag: '1.0.0',
       // Run after each sync by a PostSync hook, with the SSO federation journey through Authentik.
       e2e: { scenarios: ['status/page.spec.ts'], baseURL: 'https://status.homelab.example', sso: true },
+      // Releases 1.y.z are proposed as pull requests: a person merges each one.
+      imageUpdates: { strategy: 'semver', constraint: '1.x', allowTags: 'regexp:^1\\.[0-9]+\\.[0-9]+$', writeBack: 'pull-request' },
     },
   },
 };

@@ -11,6 +11,7 @@ import type { HomelabRepo } from '../../constructs/argocd/homelab-repo';
 import type { ForgejoEndpoint } from '../../shared/git-urls';
 import type { OutputFiles } from '../../output/output-tree';
 import { LAST_SYNC_WAVE, SyncWave } from '../../shared/sync-waves';
+import type { NetworkFlow } from '../../shared/network';
 
 /** A Secret the tree references but never defines (the same shape as the Argo CD tree's `SecretReference`). */
 export interface DeliverySecretReference {
@@ -47,6 +48,11 @@ export interface DeliveryPart {
    * folder: Application name → the repo path of that folder. The coverage audit checks the overlay reaches it.
    */
   readonly overlays?: ReadonlyMap<string, string>;
+  /**
+   * Connections the part's pods open, added to the network isolation (a pod in a default-deny namespace such as
+   * `argocd` reaches nothing else). @default - none
+   */
+  readonly networkFlows?: readonly NetworkFlow[];
 }
 
 export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };
