@@ -10,6 +10,7 @@ import { dnsLabelProblem, kubernetesNameForPg, pgIdentifierProblem } from '../sh
 import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitProblem } from '../shared/quantity';
 import { matchSignature, Phase0Signature, PHASE0_SIGNATURES, SignatureMatch, signaturePath } from './phase0-signatures';
 import type { ResolvedHomelabConfig } from './resolved';
+import { buildRules } from './delivery/build-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -298,4 +299,5 @@ const forgejoBackupRules: ConfigRule = {
 /** The rules of lib/config, in the order their problems are reported. */
 export const CONFIG_RULES: readonly ConfigRule[] = [
   clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
+  buildRules,
 ];

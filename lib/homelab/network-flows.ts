@@ -53,6 +53,9 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     network.addFlow(bootstrap.operator.manages(cluster));
   }
 
+  // The delivery parts' workloads (the build runner's pods calling Forgejo), as the catalog's `network.egressTo` did.
+  for (const workload of argocd.delivery.flatMap((part) => part.networkWorkloads ?? [])) network.addWorkload(workload);
+
   addDatabaseClientFlows(bootstrap, argocd, config);
   addApplicationFlows(bootstrap, config);
 }
