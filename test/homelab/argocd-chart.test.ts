@@ -3,6 +3,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import { validateConfig } from '../../lib/config/validate-config';
+import { isNotAppliedFile } from '../../lib/validation/manifest-documents';
 import { Testing } from 'cdk8s';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildArgoCdTree } from '../../lib/homelab/argocd-chart';
@@ -31,8 +32,9 @@ test('renders projects, root, one file per Application, and the generated files,
   expect(files).toContain('forgejo-mirror/forgejo-mirror.yaml');
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
-  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files
-  expect(files).toHaveLength(apps.length + 6);
+  // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files, and the build
+  // part's runner, workflow and two Talos patches
+  expect(files).toHaveLength(apps.length + 10);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -120,6 +122,8 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
+    // the build runner's registration token (delivery.build)
+    'forgejo-runner/forgejo-runner-registration',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
     'temporal/ddb-cluster-temporal',
@@ -181,15 +185,17 @@ test('the entry point defines the ArgoCd chart in the given app', () => {
 
 test('every rendered object passes the strict schemas of its pinned API and the output rules', () => {
   // GIVEN the tree of the cutover side (the default side is validated by every synth)
-  const rendered = tree(forgejoSource()).render();
-  // WHEN validated as synthesis validates dist/ (schemas/: Kubernetes 1.30 and the pinned CRDs, strict)
-  const problems = validateOutput(rendered);
+  const t = tree(forgejoSource());
+  const rendered = t.render();
+  // WHEN validated as synthesis validates dist/ (schemas/: Kubernetes 1.30 and the pinned CRDs, strict), with the one Pod
+  // Security exception synthesis passes (the build runner's rootless BuildKit container)
+  const problems = validateOutput(rendered, { podSecurityExceptions: t.delivery.flatMap((p) => p.podSecurityExceptions ?? []) });
   // THEN nothing is wrong, and there was plenty to check
   expect(problems).toEqual([]);
-  const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
+  const objects = [...rendered].filter(([file]) => !file.startsWith('values/') && !isNotAppliedFile(file))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Deployment', 'Job', 'ObjectStore', 'PodMonitor',
     'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
 });
 
