@@ -14,6 +14,7 @@ import { rolloutsRules } from './delivery/rollouts-rules';
 import { e2eRules } from './delivery/e2e-rules';
 import { kyvernoRules } from './delivery/kyverno-rules';
 import { imageUpdaterRules } from './delivery/image-updater-rules';
+import { buildRules } from './delivery/build-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -306,4 +307,5 @@ export const CONFIG_RULES: readonly ConfigRule[] = [
   e2eRules,
   kyvernoRules,
   imageUpdaterRules,
+  buildRules,
 ];

@@ -61,6 +61,19 @@ export interface CoverageModel {
   readonly sopsApplication: string;
   /** Paths under which the sops plugin finds `*.enc.yaml` files (the `sops-secrets` plugin sources). */
   readonly sopsPaths: readonly string[];
+  /**
+   * Repo-relative directories a generated Application replaced (e.g. the catalog's Docker-in-Docker runner folder,
+   * replaced by the build part's runner): left over until deleted, reconciled by nothing, and not orphans.
+   * @default []
+   */
+  readonly superseded?: readonly SupersededPath[];
+}
+
+/** A directory a generated Application replaced. */
+export interface SupersededPath {
+  readonly path: string;
+  /** The Application that replaced it. */
+  readonly by: string;
 }
 
 /** Config keys of the generated Applications (they have no `argocd.applications` entry). */
@@ -134,6 +147,7 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
     unmanaged: [...new Set(unmanaged.map((u) => u.replace(/\/+$/, '')))].sort(compare),
     sopsApplication: argocd.sopsSecrets.name,
     sopsPaths: argocd.sopsSecrets.sources.flatMap((s) => (s.kind === 'plugin' ? [s.path] : [])).sort(compare),
+    superseded: argocd.delivery.flatMap((part) => part.supersedes ?? []).sort((a, b) => compare(a.path, b.path)),
   };
 }
 

@@ -60,6 +60,8 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
 
   // Kyverno fetches image signatures from Forgejo's registry.
   for (const flow of kyvernoRegistryFlows(argocd.delivery, bootstrap.forgejo)) network.addFlow(flow);
+  // The delivery parts' workloads (the build runner's pods calling Forgejo), as the catalog's `network.egressTo` did.
+  for (const workload of argocd.delivery.flatMap((part) => part.networkWorkloads ?? [])) network.addWorkload(workload);
 
   addDatabaseClientFlows(bootstrap, argocd, config);
   addApplicationFlows(bootstrap, config);

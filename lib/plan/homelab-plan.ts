@@ -17,6 +17,7 @@ import { configWarnings } from './config-warnings';
 import { lifecycleWarnings, planPins, PlannedPin } from './pins';
 import { OutputFile } from '../output/output-tree';
 import { PlannedPromotion, planPromotionFlow } from './promotion-flow';
+import { PlannedBuildPreconditions, planBuildPreconditions } from './build-preconditions';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -173,6 +174,8 @@ export interface HomelabPlan {
    * retired or archived.
    */
   readonly warnings: readonly string[];
+  /** What the image build needs outside Argo CD (Pod Security, Talos patches, adoption); absent without `delivery`. */
+  readonly buildPreconditions?: PlannedBuildPreconditions;
 }
 
 /** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
@@ -219,6 +222,7 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     pins,
     promotion: planPromotionFlow(input.config, argocd),
     warnings: [...configWarnings(input.config), ...lifecycleWarnings(pins)],
+    buildPreconditions: planBuildPreconditions(input.config, bootstrap, argocd),
   };
 }
 

@@ -173,6 +173,36 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
       'release in the snapshot read, so it is supported only until the next one. README.md "Current status": "under active development. ' +
       'We would not recommend it yet for *critical* production workloads".',
   },
+  {
+    component: 'BuildKit 0.32 (rootless, the image build)',
+    subjects: [{ kind: 'image', repository: 'docker.io/moby/buildkit' }],
+    versionPrefix: '0.32.',
+    status: 'supported',
+    since: '2026-08-04',
+    source: 'moby/buildkit v0.32.2 PROJECT.md ("Release milestones")',
+    notes: '"Once a new feature release is cut, no support is offered for the previous feature release. There are no LTS releases." ' +
+      'v0.32.2 (tagged 2026-08-04) is the newest release tag in the snapshot read; a newer feature release ends 0.32\'s support.',
+  },
+  {
+    component: 'cosign 3 (the runner\'s signing tool)',
+    subjects: [{ kind: 'image', repository: 'ghcr.io/sigstore/cosign/cosign' }],
+    versionPrefix: '3.',
+    status: 'supported',
+    since: '2026-07-17',
+    source: 'sigstore/cosign v3.1.2 VERSIONING.md ("Supported versions")',
+    notes: '"We fully support only the latest release"; security fixes go to "all major versions released in the past year". ' +
+      'v3.1.2 (tagged 2026-07-17) is the newest tag in the snapshot read.',
+  },
+  {
+    component: 'Forgejo runner 12',
+    subjects: [{ kind: 'image', repository: 'code.forgejo.org/forgejo/runner' }],
+    versionPrefix: '12.',
+    status: 'supported',
+    since: '2026-05-27',
+    source: 'not confirmed at Forgejo (Codeberg and code.forgejo.org were not reachable): https://pkgs.alpinelinux.org/package/v3.24/community/x86_64/forgejo-runner',
+    notes: 'Alpine v3.24 packages forgejo-runner 12.10.2 (built 2026-05-27); forgejo.org\'s installation docs show the image ' +
+      '`data.forgejo.org/forgejo/runner:12`. The runner\'s support window and whether the 12.10.2 image tag exists were not checked.',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */
