@@ -80,7 +80,7 @@ describe('ForgejoRunner', () => {
     expect(register.command.join(' ')).toContain('forgejo-runner register --no-interactive');
     const config = YAML.parse(configMap.data['config.yaml']);
     expect(config.runner.labels).toEqual(['buildkit:host']);
-    expect(config.runner.envs).toEqual({ BUILDKIT_HOST, FORGEJO_URL: FORGEJO.inClusterHttpUrl, PATH: expect.stringMatching(/^\/tools:/) });
+    expect(config.runner.envs).toEqual({ BUILDKIT_HOST, HOMELAB_FORGEJO_URL: FORGEJO.inClusterHttpUrl, PATH: expect.stringMatching(/^\/tools:/) });
     expect(pod.initContainers.find((c: any) => c.name === 'copy-buildctl')).toMatchObject({ image: PROPS.buildkitImage, command: ['cp', '/usr/bin/buildctl', '/tools/buildctl'] });
     expect(pod.initContainers.find((c: any) => c.name === 'copy-cosign')).toMatchObject({ image: PROPS.cosignImage, command: ['/busybox/cp', '/ko-app/cosign', '/tools/cosign'] });
   });

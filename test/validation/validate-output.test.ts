@@ -11,12 +11,17 @@ test('the default synthesis and the ddb-cluster example have zero problems', () 
   }
 });
 
-test('the only reviewed exception is the Forgejo provisioning Job\'s access to its token Secret', () => {
+test('the only reviewed exceptions: the Forgejo provisioning Job\'s access to its token Secret, and the build runner\'s BuildKit container', () => {
   const s = synthesizeHomelab(REFERENCE_HOMELAB);
-  expect(s.validation).toEqual({ secretAccessAllowList: [{ role: 'cicd/forgejo-provision',
-    reason: 'stores Forgejo\'s API token in Secret \'forgejo-admin-token\' (get and patch on that name only)' }] });
-  // Without it, the RBAC rule names the Role.
-  expect(validateOutput(s.tree).map(formatOutputProblem).join('\n')).toContain('Role \'forgejo-provision\' can get, patch Secrets');
+  expect(s.validation).toEqual({
+    secretAccessAllowList: [{ role: 'cicd/forgejo-provision',
+      reason: 'stores Forgejo\'s API token in Secret \'forgejo-admin-token\' (get and patch on that name only)' }],
+    podSecurityExceptions: [expect.objectContaining({ object: 'Deployment/forgejo-runner/forgejo-runner', container: 'buildkitd' })],
+  });
+  // Without them, the RBAC rule names the Role, and the restricted profile the container.
+  const problems = validateOutput(s.tree).map(formatOutputProblem).join('\n');
+  expect(problems).toContain('Role \'forgejo-provision\' can get, patch Secrets');
+  expect(problems).toContain('container \'buildkitd\' has seccomp profile \'Unconfined\'');
 });
 
 test('orders problems by file, document and path, whatever the order of the tree', () => {

@@ -80,8 +80,8 @@ export function buildWorkflow(options: BuildWorkflowOptions): BuildWorkflow {
       name: 'Check out the pushed commit',
       env: { TOKEN: '${{ secrets.GITHUB_TOKEN }}', SERVER_URL: '${{ github.server_url }}', REPOSITORY: '${{ github.repository }}', SHA: '${{ github.sha }}' },
       run: script(
-        // The runner's FORGEJO_URL (its in-cluster address) avoids the hairpin through the ingress; elsewhere the server URL.
-        'url="${FORGEJO_URL:-$SERVER_URL}/$REPOSITORY.git"',
+        // The runner's HOMELAB_FORGEJO_URL (its in-cluster address) avoids the hairpin through the ingress; elsewhere the server URL.
+        'url="${HOMELAB_FORGEJO_URL:-$SERVER_URL}/$REPOSITORY.git"',
         'auth=$(printf \'x-access-token:%s\' "$TOKEN" | base64 | tr -d \'\\n\')',
         'git init -q .',
         'git -c http.extraHeader="Authorization: basic $auth" fetch -q --depth 1 "$url" "$SHA"',

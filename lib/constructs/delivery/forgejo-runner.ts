@@ -263,8 +263,9 @@ export class ForgejoRunner extends Construct implements INetworkWorkload {
       runner: {
         file: `${DATA_DIR}/.runner`,
         capacity: 1,
-        // FORGEJO_URL: the build workflow clones from Forgejo's in-cluster address, not through the ingress.
-        envs: { BUILDKIT_HOST, FORGEJO_URL: this.forgejo.inClusterHttpUrl, PATH: JOB_PATH },
+        // The build workflow clones from Forgejo's in-cluster address, not through the ingress. Not `FORGEJO_*`: Forgejo
+        // names its own job variables with that prefix.
+        envs: { BUILDKIT_HOST, HOMELAB_FORGEJO_URL: this.forgejo.inClusterHttpUrl, PATH: JOB_PATH },
         timeout: '1h',
         labels: [`${this.label}:host`],
       },
