@@ -1,3 +1,4 @@
+import { DEFAULT_DELIVERY } from '../../lib/config/delivery/defaults';
 import { DEFAULT_PHASE0_COMPONENTS } from '../../lib/config/validate-config';
 import { CHART_PINS, DEFAULT_ARGOCD } from '../../lib/config/default-catalog';
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
@@ -41,7 +42,9 @@ test('the catalog has nothing beyond the map', () => {
   const names = [...tree().applications.keys()].sort();
   expect(names).toEqual([...Object.keys(PLATFORM_MAP), ...Object.keys(FROM_VALUES), 'queue-crd', 'kafka-cluster', 'management-service',
     // generated from postgresClusters.<name>.backup, not from the catalog
-    'backup-checks'].sort());
+    'backup-checks',
+    // generated from delivery (the Rollouts part): the controller and the app tier's example apps
+    'argo-rollouts', ...Object.keys(DEFAULT_DELIVERY.apps ?? {})].sort());
 });
 
 test('no Application is named like a Phase-0 component', () => {
