@@ -43,8 +43,10 @@ test('the catalog has nothing beyond the map', () => {
   expect(names).toEqual([...Object.keys(PLATFORM_MAP), ...Object.keys(FROM_VALUES), 'queue-crd', 'kafka-cluster', 'management-service',
     // generated from postgresClusters.<name>.backup, not from the catalog
     'backup-checks',
-    // generated from delivery (the Rollouts part): the controller and the app tier's example apps
-    'argo-rollouts', ...Object.keys(DEFAULT_DELIVERY.apps ?? {})].sort());
+    // generated from delivery: each part's Applications (the Rollouts part's argo-rollouts and the app tier's example apps among them)
+    ...tree().delivery.flatMap((part) => part.applications.map((a) => a.name))].sort());
+  expect(tree().applications.has('argo-rollouts')).toBe(true);
+  for (const app of Object.keys(DEFAULT_DELIVERY.apps ?? {})) expect(tree().applications.has(app)).toBe(true);
 });
 
 test('no Application is named like a Phase-0 component', () => {
