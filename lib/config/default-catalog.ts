@@ -38,7 +38,7 @@ function chart(pin: (typeof CHART_PINS)[keyof typeof CHART_PINS], valueFiles: st
   return { kind: 'helm-chart', ...pin, valueFiles, ...extra };
 }
 
-/** Namespaces whose pods need host access (CNI agents, node exporters, log shippers, DinD). */
+/** Namespaces whose pods need host access (CNI agents, node exporters, log shippers). */
 const PRIVILEGED = podSecurityNamespaceMetadata('privileged', 'baseline');
 /** Third-party charts not audited for the restricted profile. */
 const BASELINE = podSecurityNamespaceMetadata('baseline', 'restricted');
@@ -203,17 +203,6 @@ export const DEFAULT_ARGOCD: ArgoCdConfig = {
       sources: [chart(CHART_PINS.authentik, ['k8s/infra/iam/authentik-values.yaml'])],
       clusterResources: ['ClusterRole', 'ClusterRoleBinding'],
       dependsOn: ['data-schemas'],
-    },
-    'forgejo-runner': {
-      // No official chart: the runner ships raw manifests. Its DinD sidecar is privileged until the move to
-      // rootless BuildKit (ADR 0001, phase 3).
-      syncWave: SYNC_WAVES.IDENTITY_AND_CICD,
-      namespace: 'forgejo-runner',
-      sources: [{ kind: 'git-path', path: 'k8s/infra/forgejo-runner' }],
-      syncOptions: ['CreateNamespace'],
-      managedNamespaceMetadata: PRIVILEGED,
-      // The runner registers with Forgejo and polls it for jobs over HTTP: Forgejo's default-deny must let it in.
-      network: { egressTo: ['forgejo'] },
     },
     'cicd-config': {
       // The Forgejo OAuth setup Job, in Forgejo's (Phase-0) namespace.

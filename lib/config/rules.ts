@@ -11,6 +11,10 @@ import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitPr
 import { matchSignature, Phase0Signature, PHASE0_SIGNATURES, SignatureMatch, signaturePath } from './phase0-signatures';
 import type { ResolvedHomelabConfig } from './resolved';
 import { rolloutsRules } from './delivery/rollouts-rules';
+import { e2eRules } from './delivery/e2e-rules';
+import { kyvernoRules } from './delivery/kyverno-rules';
+import { imageUpdaterRules } from './delivery/image-updater-rules';
+import { buildRules } from './delivery/build-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -300,4 +304,8 @@ const forgejoBackupRules: ConfigRule = {
 export const CONFIG_RULES: readonly ConfigRule[] = [
   clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
   rolloutsRules,
+  e2eRules,
+  kyvernoRules,
+  imageUpdaterRules,
+  buildRules,
 ];

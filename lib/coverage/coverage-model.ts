@@ -1,5 +1,6 @@
 import type { ArgoCdChart } from '../homelab/argocd-chart';
 import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
+import { KYVERNO_APPLICATION, KYVERNO_POLICIES_APPLICATION } from '../homelab/delivery/kyverno';
 import { VALUES_REF } from '../constructs/argocd/application-source';
 import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
@@ -60,6 +61,19 @@ export interface CoverageModel {
   readonly sopsApplication: string;
   /** Paths under which the sops plugin finds `*.enc.yaml` files (the `sops-secrets` plugin sources). */
   readonly sopsPaths: readonly string[];
+  /**
+   * Repo-relative directories a generated Application replaced (e.g. the catalog's Docker-in-Docker runner folder,
+   * replaced by the build part's runner): left over until deleted, reconciled by nothing, and not orphans.
+   * @default []
+   */
+  readonly superseded?: readonly SupersededPath[];
+}
+
+/** A directory a generated Application replaced. */
+export interface SupersededPath {
+  readonly path: string;
+  /** The Application that replaced it. */
+  readonly by: string;
 }
 
 /** Config keys of the generated Applications (they have no `argocd.applications` entry). */
@@ -70,6 +84,8 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.backupChecks]: 'postgresClusters.<name>.backup',
   [GENERATED_APPLICATIONS.forgejoMirror]: 'argocd.forgejoMirror',
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
+  [KYVERNO_APPLICATION]: 'delivery.kyverno',
+  [KYVERNO_POLICIES_APPLICATION]: 'delivery.kyverno',
 };
 
 interface RenderedSource {
@@ -131,12 +147,15 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
     unmanaged: [...new Set(unmanaged.map((u) => u.replace(/\/+$/, '')))].sort(compare),
     sopsApplication: argocd.sopsSecrets.name,
     sopsPaths: argocd.sopsSecrets.sources.flatMap((s) => (s.kind === 'plugin' ? [s.path] : [])).sort(compare),
+    superseded: argocd.delivery.flatMap((part) => part.supersedes ?? []).sort((a, b) => compare(a.path, b.path)),
   };
 }
 
 function configField(name: string, argocd: ArgoCdChart): { path: string; catalog: boolean } {
   if (name === argocd.root.name) return { path: 'git.distPath', catalog: false };
-  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined);
+  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined) ??
+    // The delivery parts' Applications (lib/homelab/delivery) are generated from the `delivery` section.
+    (argocd.delivery.some((part) => part.applications.some((a) => a.name === name)) ? 'delivery' : undefined);
   return generated ? { path: generated, catalog: false } : { path: `argocd.applications.${name}`, catalog: true };
 }
 

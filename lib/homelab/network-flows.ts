@@ -5,6 +5,7 @@ import { CNPG_INSTANCE_PORTS } from '../constructs/cnpg/cnpg-cluster';
 import { KUBERNETES_API, NetworkFlow, NetworkPort, outsideCluster, podPeer, urlHost, urlPort } from '../shared/network';
 import { ResolvedHomelabConfig } from '../config/homelab-config';
 import { ConfigError, ConfigProblem } from '../shared/errors';
+import { kyvernoRegistryFlows } from './delivery/kyverno';
 
 /**
  * The flows into and out of the Phase-0 namespaces that the Argo CD tree's constructs imply, added to the bootstrap's
@@ -15,6 +16,7 @@ import { ConfigError, ConfigProblem } from '../shared/errors';
  * - Prometheus (kube-prometheus-stack's, the one the backup alerts' PodMonitors are for) to the metrics port of every
  *   Phase-0 cluster it scrapes;
  * - the Clusters Argo CD delivers into an isolated namespace: their own flows, and the CNPG operator managing them.
+ * - Kyverno's admission controller to Forgejo's registry, whose image signatures it verifies.
  *
  * Every allow policy of an isolated namespace is written by Phase 0 (the mirror Job's with Forgejo), so a namespace is
  * never default-deny without the allows of what runs in it.
@@ -34,6 +36,9 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     });
   }
 
+  // The delivery parts' own pods (Argo CD Image Updater in `argocd`, which is default-deny): their derived flows.
+  for (const flow of argocd.delivery.flatMap((part) => part.networkFlows ?? [])) network.addFlow(flow);
+
   const stack = prometheusStack([...argocd.applications.values()]);
   for (const alerts of argocd.backupChecks?.alerts ?? []) {
     if (!stack || !network.isIsolated(alerts.cluster.namespace)) continue;
@@ -52,6 +57,11 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     network.addWorkload(cluster);
     network.addFlow(bootstrap.operator.manages(cluster));
   }
+
+  // Kyverno fetches image signatures from Forgejo's registry.
+  for (const flow of kyvernoRegistryFlows(argocd.delivery, bootstrap.forgejo)) network.addFlow(flow);
+  // The delivery parts' workloads (the build runner's pods calling Forgejo), as the catalog's `network.egressTo` did.
+  for (const workload of argocd.delivery.flatMap((part) => part.networkWorkloads ?? [])) network.addWorkload(workload);
 
   addDatabaseClientFlows(bootstrap, argocd, config);
   addApplicationFlows(bootstrap, config);

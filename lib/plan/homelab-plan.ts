@@ -16,6 +16,8 @@ import { PlannedNetwork, planNetwork } from './network';
 import { configWarnings } from './config-warnings';
 import { lifecycleWarnings, planPins, PlannedPin } from './pins';
 import { OutputFile } from '../output/output-tree';
+import { PlannedPromotion, planPromotionFlow } from './promotion-flow';
+import { PlannedBuildPreconditions, planBuildPreconditions } from './build-preconditions';
 
 /**
  * The plan of the whole bring-up, as plain data: Phase-0 steps in apply order, the Argo CD waves, and the
@@ -165,11 +167,15 @@ export interface HomelabPlan {
   readonly network: PlannedNetwork;
   /** Every pinned version the homelab deploys (images, charts, release manifests, CRD snapshots) and its lifecycle. */
   readonly pins: readonly PlannedPin[];
+  /** How a new image reaches each app of `delivery.apps` (empty without a `delivery` section). */
+  readonly promotion: readonly PlannedPromotion[];
   /**
    * Settings that lose data or protection by design, with their config paths; then the pins past their end of life,
    * retired or archived.
    */
   readonly warnings: readonly string[];
+  /** What the image build needs outside Argo CD (Pod Security, Talos patches, adoption); absent without `delivery`. */
+  readonly buildPreconditions?: PlannedBuildPreconditions;
 }
 
 /** Where the runbook lives in `dist/`; `synthesizeHomelab` writes the bootstrap steps beside it. */
@@ -214,7 +220,9 @@ export function buildPlan(input: PlanInput): HomelabPlan {
     dataProtection: planDataProtection(input.config, bootstrap, argocd),
     network: planNetwork(input.config, bootstrap),
     pins,
+    promotion: planPromotionFlow(input.config, argocd),
     warnings: [...configWarnings(input.config), ...lifecycleWarnings(pins)],
+    buildPreconditions: planBuildPreconditions(input.config, bootstrap, argocd),
   };
 }
 

@@ -94,7 +94,9 @@ export function planPins(input: PinsInput): PlannedPin[] {
     if (typeof content === 'string' || file.startsWith(`${ARGOCD_DIST.seedApps}/`)) continue;
     const users = usersOf(file);
     for (const doc of content) {
-      for (const ref of imagesIn(doc)) {
+      // An ImageUpdater's `imageName` is an image it watches (with the followed tag or a semver range), not one it runs.
+      const watchOnly = (doc as { kind?: unknown } | null)?.kind === 'ImageUpdater';
+      for (const ref of watchOnly ? [] : imagesIn(doc)) {
         const { repository, version } = splitImage(ref);
         add('image', repository, version, { kind: 'image', repository }, users);
       }

@@ -3,6 +3,8 @@ import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protect
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { MermaidIds, mermaidLabel } from './mermaid';
 import { PlannedPin } from './pins';
+import { renderPromotionMarkdown } from './promotion-flow';
+import { buildPreconditionLines } from './build-preconditions';
 
 /** The overview's Mermaid flowchart, with the node id it gave each step, waits, wave and Application. */
 export interface OverviewDiagram {
@@ -64,6 +66,9 @@ export function renderOverview(plan: HomelabPlan): string {
     '',
     ...networkSection(plan.network),
     '',
+    ...(plan.promotion.length > 0 ? [...renderPromotionMarkdown(plan.promotion), ''] : []),
+    ...(plan.buildPreconditions ? ['## Image build: what Argo CD cannot do', '',
+      ...buildPreconditionLines(plan.buildPreconditions).map((l) => `- ${text(l)}`), ''] : []),
     ...pinsSection(plan.pins),
     ...(plan.warnings.length > 0 ? ['', '## Warnings', '', 'Valid settings that lose data or protection by design, and pinned ' +
       'components that get no more fixes:', '',

@@ -3,6 +3,8 @@ import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protect
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { textStyle, TextStyle, wrap } from './text-layout';
 import { PlannedPin } from './pins';
+import { renderPromotionText } from './promotion-flow';
+import { buildPreconditionLines } from './build-preconditions';
 
 /** Options for `renderPlanText()`. */
 export interface PlanTextOptions {
@@ -43,6 +45,9 @@ export function renderPlanText(plan: HomelabPlan, options: PlanTextOptions = {})
     '',
     ...network(plan.network, width, style),
     '',
+    ...(plan.promotion.length > 0 ? [...renderPromotionText(plan.promotion, width, style), ''] : []),
+    ...(plan.buildPreconditions ? [...heading('Image build: what Argo CD cannot do (delivery.build)', width, style),
+      ...buildPreconditionLines(plan.buildPreconditions).flatMap((l) => wrap(l, width, '  - ', '    ')), ''] : []),
     ...pins(plan.pins, width, style),
     ...(plan.warnings.length > 0 ? ['', ...heading('Warnings: settings that lose data or protection by design, and pins that get no more fixes', width, style),
       ...plan.warnings.flatMap((w) => wrap(style.yellow(w), width, '  - ', '    '))] : []),

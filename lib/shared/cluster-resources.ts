@@ -25,6 +25,7 @@ export const CLUSTER_SCOPED_KINDS = {
   MutatingWebhookConfiguration: { group: 'admissionregistration.k8s.io', kind: 'MutatingWebhookConfiguration' },
   APIService: { group: 'apiregistration.k8s.io', kind: 'APIService' },
   ClusterIssuer: { group: 'cert-manager.io', kind: 'ClusterIssuer' },
+  ImageValidatingPolicy: { group: 'policies.kyverno.io', kind: 'ImageValidatingPolicy' },
 } as const satisfies Record<string, GroupKind>;
 
 /** Name of a cluster-scoped kind of `CLUSTER_SCOPED_KINDS`. */

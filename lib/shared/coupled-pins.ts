@@ -73,4 +73,14 @@ export const COUPLED_PINS: readonly CoupledPinGroup[] = [
     why: 'The backup alerts are typed and validated against the CRDs of the operator that kube-prometheus-stack 88.5.3 ships ' +
       '(appVersion v0.93.1, versions.md §1), so a chart bump that moves the operator moves the snapshot.',
   },
+  {
+    group: 'kyverno',
+    pins: [
+      { depName: 'kyverno', where: 'lib/shared/kyverno-chart.ts KYVERNO_CHART: the chart the generated values (lib/constructs/delivery/kyverno-values.ts) are written for' },
+      { depName: 'kyverno/kyverno', where: 'scripts/crd-sources.json and cdk8s.yaml: the ImageValidatingPolicy CRD snapshot the signature policies are typed and validated against' },
+    ],
+    why: 'Chart 3.9.0 ships Kyverno v1.19.0 (charts/kyverno/Chart.yaml appVersion; tag kyverno-chart-3.9.0 is the commit of v1.19.0), and the ' +
+      'policies must validate against the CRD of the Kyverno that runs them; a chart bump also needs its values reviewed ' +
+      '(delivery.kyverno.chartVersion rule).',
+  },
 ];

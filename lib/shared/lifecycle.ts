@@ -129,6 +129,80 @@ export const LIFECYCLE: readonly LifecycleEntry[] = [
     notes: 'v1.9.1 is the newest release tag in the snapshot read (v1.10.0-rc1 is a release candidate). The repository at v1.9.1 has ' +
       'no support-policy document, so how long 1.9 gets fixes was not confirmed.',
   },
+  {
+    component: 'Playwright 1.65 (the E2E journeys\' browser image)',
+    subjects: [{ kind: 'image', repository: 'mcr.microsoft.com/playwright' }],
+    versionPrefix: '1.65.',
+    status: 'supported',
+    since: '2026-11',
+    source: 'https://www.npmjs.com/package/@playwright/test',
+    notes: '@playwright/test 1.65.1 is the newest release on npm (checked 2026-12-01); the month is PyPI\'s for the same line (playwright ' +
+      '1.65.2, 2026-11), not read at the GitHub release. Playwright publishes no support window for older releases (none in ' +
+      'microsoft/playwright v1.62.1 docs/src), so a new minor is the fix. Not confirmed: the tag v1.65.1-noble on MCR, which follows ' +
+      'the documented pattern v<version>-noble (docs/src/docker.md) but was not queried.',
+  },
+  {
+    component: 'Kyverno 1.19 (chart 3.9)',
+    subjects: [{ kind: 'chart', repoURL: 'https://kyverno.github.io/kyverno/', chart: 'kyverno' }],
+    versionPrefix: '3.9.',
+    status: 'supported',
+    since: '2026-08-20',
+    source: 'https://raw.githubusercontent.com/endoflife-date/endoflife.date/4738afe3bb90efadb21d97acffd63be6e1efd82e/products/kyverno.md',
+    notes: 'Chart 3.9.0 ships Kyverno v1.19.0 (charts/kyverno/Chart.yaml at tag kyverno-chart-3.9.0). endoflife.date: 1.19 released ' +
+      '2026-08-20, not end of life, each minor supported until three minors later; its Kubernetes column for 1.19 says 1.33 - 1.35 ' +
+      '(from kyverno.io/docs/installation, not read here), newer than the Kubernetes 1.30 API this program is built on, while the ' +
+      'chart itself accepts kubeVersion >=1.25.0-0.',
+  },
+  {
+    component: 'Kyverno 1.19',
+    subjects: [{ kind: 'project', project: 'kyverno/kyverno' }],
+    versionPrefix: '1.19.',
+    status: 'supported',
+    since: '2026-08-20',
+    source: 'https://raw.githubusercontent.com/endoflife-date/endoflife.date/4738afe3bb90efadb21d97acffd63be6e1efd82e/products/kyverno.md',
+    notes: 'The ImageValidatingPolicy CRD snapshot of v1.19.0; same lifecycle as the chart that ships it (above).',
+  },
+  {
+    component: 'Argo CD Image Updater 1.3',
+    subjects: [{ kind: 'project', project: 'argoproj-labs/argocd-image-updater' }],
+    versionPrefix: '1.3.',
+    status: 'supported',
+    since: '2026-08-12',
+    source: 'argocd-image-updater v1.3.0 SECURITY.md, README.md',
+    notes: 'SECURITY.md: "We currently only support the most recent release"; v1.3.0 (tagged 2026-08-12, commit 098b544f) is the newest ' +
+      'release in the snapshot read, so it is supported only until the next one. README.md "Current status": "under active development. ' +
+      'We would not recommend it yet for *critical* production workloads".',
+  },
+  {
+    component: 'BuildKit 0.32 (rootless, the image build)',
+    subjects: [{ kind: 'image', repository: 'docker.io/moby/buildkit' }],
+    versionPrefix: '0.32.',
+    status: 'supported',
+    since: '2026-08-04',
+    source: 'moby/buildkit v0.32.2 PROJECT.md ("Release milestones")',
+    notes: '"Once a new feature release is cut, no support is offered for the previous feature release. There are no LTS releases." ' +
+      'v0.32.2 (tagged 2026-08-04) is the newest release tag in the snapshot read; a newer feature release ends 0.32\'s support.',
+  },
+  {
+    component: 'cosign 3 (the runner\'s signing tool)',
+    subjects: [{ kind: 'image', repository: 'ghcr.io/sigstore/cosign/cosign' }],
+    versionPrefix: '3.',
+    status: 'supported',
+    since: '2026-07-17',
+    source: 'sigstore/cosign v3.1.2 VERSIONING.md ("Supported versions")',
+    notes: '"We fully support only the latest release"; security fixes go to "all major versions released in the past year". ' +
+      'v3.1.2 (tagged 2026-07-17) is the newest tag in the snapshot read.',
+  },
+  {
+    component: 'Forgejo runner 12',
+    subjects: [{ kind: 'image', repository: 'code.forgejo.org/forgejo/runner' }],
+    versionPrefix: '12.',
+    status: 'supported',
+    since: '2026-05-27',
+    source: 'not confirmed at Forgejo (Codeberg and code.forgejo.org were not reachable): https://pkgs.alpinelinux.org/package/v3.24/community/x86_64/forgejo-runner',
+    notes: 'Alpine v3.24 packages forgejo-runner 12.10.2 (built 2026-05-27); forgejo.org\'s installation docs show the image ' +
+      '`data.forgejo.org/forgejo/runner:12`. The runner\'s support window and whether the 12.10.2 image tag exists were not checked.',
+  },
 ];
 
 /** The version without its leading `v`, for prefix matching. */

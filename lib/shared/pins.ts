@@ -31,6 +31,13 @@ export const ARGOCD_VERSION = 'v3.5.1';
 /** The upstream non-HA install manifest of that release. */
 export const ARGOCD_INSTALL_URL = `https://raw.githubusercontent.com/argoproj/argo-cd/${ARGOCD_VERSION}/manifests/install.yaml`;
 
+/**
+ * Argo CD Image Updater release (ADR 0001 Part B, image promotion); its `ImageUpdater` CRD is the one in `imports/`.
+ * Installed from `config/install.yaml` at this tag (image `quay.io/argoprojlabs/argocd-image-updater:v1.3.0`,
+ * install.yaml:1222 at the tag), not from argo-helm: chart argocd-image-updater-1.2.4 ships app v1.2.2.
+ */
+export const IMAGE_UPDATER_VERSION = 'v1.3.0';
+
 /** Container images, by tag. */
 export const IMAGES = {
   /**

@@ -25,3 +25,18 @@ export function podSecurityNamespaceMetadata(enforce: PodSecurityLevel, warn: Po
     },
   };
 }
+
+/** A field of a container's `securityContext` that a `PodSecurityException` lets go beyond the restricted profile. */
+export type PodSecurityExceptionField = 'seccompProfile' | 'appArmorProfile' | 'allowPrivilegeEscalation' | 'capabilities';
+
+/**
+ * One container that may go beyond the restricted profile (which the output validation checks on every pod template)
+ * in the named fields only, with the reason. `privileged`, host namespaces and host paths are never excepted.
+ */
+export interface PodSecurityException {
+  /** The object as the validation names it: `<Kind>/<namespace>/<name>`, e.g. `Deployment/forgejo-runner/forgejo-runner`. */
+  readonly object: string;
+  readonly container: string;
+  readonly fields: readonly PodSecurityExceptionField[];
+  readonly reason: string;
+}

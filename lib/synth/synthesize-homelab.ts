@@ -109,6 +109,7 @@ export function synthesizeHomelab(input: HomelabConfig): HomelabSynthesis {
       role: `${admin.namespace}/${admin.name}`,
       reason: `stores Forgejo's API token in Secret '${admin.tokenSecret.name}' (get and patch on that name only)`,
     }],
+    podSecurityExceptions: argocd.delivery.flatMap((part) => part.podSecurityExceptions ?? []),
   };
   assertValidOutput(files, validation);
   return { app, config, bootstrap, argocd, tree: serializeFiles(files), validation, plan };

@@ -2,6 +2,7 @@ import * as YAML from 'yaml';
 import { OutputFile } from '../output/output-tree';
 import { FieldPath, formatPath, isObject, JsonObject } from './field-path';
 import { OutputProblem } from './output-problem';
+import { DELIVERY_DIST } from '../shared/delivery-layout';
 
 /**
  * What a YAML document in the output is to the tool that applies it:
@@ -64,6 +65,15 @@ function isYamlFile(file: string): boolean {
  * Helm values files (`values/<app>.yaml`, `values.yaml`, `<x>-values.yaml`) are chart input, not manifests:
  * only the secret scanner reads them.
  */
+/**
+ * Files of the output that are never applied to a cluster: the Forgejo Actions workflows application repositories copy
+ * and the Talos machine-config patches (`DELIVERY_DIST.workflows`, `DELIVERY_DIST.talos`). They are not manifests; the
+ * secret scan still reads them.
+ */
+export function isNotAppliedFile(file: string): boolean {
+  return file.startsWith(`${DELIVERY_DIST.workflows}/`) || file.startsWith(`${DELIVERY_DIST.talos}/`);
+}
+
 export function isHelmValuesFile(file: string): boolean {
   return file.startsWith('values/') || file.includes('/values/') || /(^|[-.])values\.ya?ml$/.test(basename(file));
 }
@@ -290,7 +300,7 @@ export function parseOutputTree(tree: ReadonlyMap<string, OutputFile>): ParsedTr
   }
 
   for (const file of files) {
-    if (!isYamlFile(file) || KUSTOMIZATION_FILES.includes(basename(file)) || isHelmValuesFile(file)) continue;
+    if (!isYamlFile(file) || KUSTOMIZATION_FILES.includes(basename(file)) || isHelmValuesFile(file) || isNotAppliedFile(file)) continue;
     const k = kustomizations.get(dirname(file));
     const ref = roleOf.get(file);
     if (k && !ref) {

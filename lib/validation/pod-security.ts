@@ -1,8 +1,9 @@
-import { FieldPath, Finding, isObject, JsonObject, show } from './field-path';
+import { FieldPath, Finding, formatPath, isObject, JsonObject, show } from './field-path';
 import { imagePinProblem } from './image-reference';
 import { ManifestDocument } from './manifest-documents';
 import { byteQuantityProblem, compareQuantities, parseQuantity, Quantity, requestAboveLimitProblem } from '../shared/quantity';
 import { KindInfo } from './schema-validator';
+import type { PodSecurityException } from '../shared/pod-security';
 
 /**
  * The Pod Security Standards *restricted* profile (with everything *baseline* forbids), pinned images, resource
@@ -325,4 +326,27 @@ export function cnpgClusterFindings(doc: ManifestDocument, info: KindInfo): Find
   }
   resourceFindings(spec.resources, ['spec', 'resources'], 'the PostgreSQL container', doc.role === 'object', out);
   return out;
+}
+
+/**
+ * `findings` of `podTemplateFindings` without those an exception allows: the findings under
+ * `<pod spec>.containers[i].securityContext.<field>` of the excepted container of `object`, for its fields only.
+ */
+export function exceptedFindings(findings: Finding[], doc: ManifestDocument, info: KindInfo, object: string,
+  exceptions: readonly PodSecurityException[]): Finding[] {
+  const specPath = POD_SPEC_PATHS[groupKind(info)];
+  const mine = exceptions.filter((e) => e.object === object && e.reason.trim() !== '');
+  if (!specPath || mine.length === 0) return findings;
+  const containers = get(doc.value, [...specPath, 'containers']);
+  if (!Array.isArray(containers)) return findings;
+  const allowed: string[] = [];
+  for (const e of mine) {
+    const i = containers.findIndex((c) => isObject(c) && c.name === e.container);
+    if (i < 0) continue;
+    for (const field of e.fields) allowed.push(formatPath([...specPath, 'containers', i, 'securityContext', field]));
+  }
+  return findings.filter((f) => {
+    const at = formatPath(f.path);
+    return !allowed.some((prefix) => at === prefix || at.startsWith(`${prefix}.`));
+  });
 }

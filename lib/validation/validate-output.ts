@@ -4,7 +4,8 @@ import { Finding, formatPath, isObject, show } from './field-path';
 import { isHelmValuesFile, ManifestDocument, parseOutputTree } from './manifest-documents';
 import { effectiveNamespace, objectFindings } from './object-rules';
 import { OutputProblem, OutputValidationError } from './output-problem';
-import { cnpgClusterFindings, podTemplateFindings } from './pod-security';
+import { cnpgClusterFindings, exceptedFindings, podTemplateFindings } from './pod-security';
+import type { PodSecurityException } from '../shared/pod-security';
 import { RbacAllowance, rbacFindings } from './rbac-rules';
 import { apiVersionsOf, KindInfo, lookupKind, validateAgainstSchema } from './schema-validator';
 import { scanTextForSecrets, secretStringFindings, secretValueFindings } from './secret-scanner';
@@ -25,6 +26,14 @@ export interface ValidateOutputOptions {
    * @default - none: every ClusterRole and ClusterRoleBinding we define is a problem
    */
   readonly clusterRoleAllowList?: readonly RbacAllowance[];
+
+  /**
+   * Containers that may go beyond the restricted Pod Security profile in named `securityContext` fields, each with
+   * the reason (e.g. rootless BuildKit's Unconfined seccomp).
+   *
+   * @default - none: every container meets the restricted profile
+   */
+  readonly podSecurityExceptions?: readonly PodSecurityException[];
 }
 
 /** Keys of the strategic-merge patch directives, which are not fields of the object. */
@@ -114,7 +123,7 @@ function documentProblems(doc: ManifestDocument, options: Required<ValidateOutpu
   const partial = doc.role === 'patch';
   const findings: Finding[] = [
     ...objectFindings(doc, info),
-    ...podTemplateFindings(doc, info),
+    ...exceptedFindings(podTemplateFindings(doc, info), doc, info, object, options.podSecurityExceptions),
     ...cnpgClusterFindings(doc, info),
     ...rbacFindings(doc, info, effectiveNamespace(doc, info), {
       secretAccess: options.secretAccessAllowList,
@@ -158,12 +167,21 @@ export function validateOutput(tree: ReadonlyMap<string, OutputFile>, options: V
   const opts: Required<ValidateOutputOptions> = {
     secretAccessAllowList: options.secretAccessAllowList ?? [],
     clusterRoleAllowList: options.clusterRoleAllowList ?? [],
+    podSecurityExceptions: options.podSecurityExceptions ?? [],
   };
   const ranked: Ranked[] = [];
   for (const a of [...opts.secretAccessAllowList, ...opts.clusterRoleAllowList]) {
     if (a.reason.trim() === '') {
       ranked.push({
         problem: { file: '(validation options)', message: `RBAC allow-list entry for ${show(a.role)} has no reason; say why the role needs it` },
+        doc: -1,
+      });
+    }
+  }
+  for (const e of opts.podSecurityExceptions) {
+    if (e.reason.trim() === '') {
+      ranked.push({
+        problem: { file: '(validation options)', message: `Pod Security exception for ${show(e.object)} container ${show(e.container)} has no reason; say why it needs it` },
         doc: -1,
       });
     }

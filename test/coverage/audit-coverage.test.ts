@@ -336,7 +336,13 @@ describe('missing', () => {
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
       path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
+      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
+      // the delivery parts' Applications (their config section, not an argocd.applications entry)
+      path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
+      path('forgejo-runner', 'k8s/generated/delivery/forgejo-runner', 'delivery'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
+      '\'kyverno\' reads the values file k8s/generated/values/kyverno.yaml through $values (delivery.kyverno), which does not exist; '
+        + `the sync would fail.${hint}`,
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,
     ]);
@@ -420,6 +426,26 @@ describe('directory sources', () => {
     };
     expect(messages(audit(files))).toEqual({
       orphans: ['k8s/infra/cicd/charts/forgejo-runner: Helm chart that no Application reconciles.'],
+    });
+  });
+});
+
+describe('the catalog\'s Docker-in-Docker runner folder, superseded by delivery.build', () => {
+  const dind = {
+    'k8s/infra/forgejo-runner/deployment.yaml': manifest('Deployment', 'forgejo-runner', 'apps/v1'),
+    'k8s/infra/forgejo-runner/dind-config.yaml': manifest('ConfigMap', 'dind'),
+  };
+
+  test('left in the checkout, it is no orphan while the generated runner replaces it', () => {
+    expect(messages(audit({ ...reference(), ...dind }))).toEqual({});
+  });
+
+  test('fails without delivery: then nothing replaces it, and it is an orphan like any unreconciled folder', () => {
+    // GIVEN the reference homelab without its delivery section (so no generated runner)
+    const config: HomelabConfig = { ...REFERENCE_HOMELAB, delivery: undefined };
+    // THEN
+    expect(messages(audit({ ...referenceCheckout(config), ...dind }, config))).toEqual({
+      orphans: ['k8s/infra/forgejo-runner: 2 manifest files (ConfigMap, Deployment) that no Application reconciles.'],
     });
   });
 });

@@ -9,8 +9,10 @@ test('every Application, the root app-of-apps included, in name order', () => {
   const { model } = synthesized();
   expect(model.applications).toEqual([...model.applications].sort());
   expect(model.applications).toEqual(expect.arrayContaining(['root', 'projects', 'sops-secrets', 'temporal', 'duckdns']));
-  // + 3: argo-rollouts and the two apps of delivery.apps.
-  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 7 + 3);
+  // + root, projects, sops-secrets, forgejo-mirror, data-schemas, backup-checks, temporal, and the delivery parts' Applications
+  const delivery = ['argo-rollouts', 'argocd-image-updater', 'e2e-smoke', 'forgejo-runner', 'hello', 'kyverno', 'kyverno-policies', 'status'];
+  expect(model.applications).toEqual(expect.arrayContaining(delivery));
+  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 7 + delivery.length);
   expect(model.repoUrl).toBe(REFERENCE_HOMELAB.git.githubSeedUrl);
   expect(model.distPath).toBe('k8s/generated');
 });

@@ -101,7 +101,7 @@ describe('the app tier of the reference homelab (hello: canary, status: rolling)
 });
 
 describe('apps with e2e, routers, policies', () => {
-  const shop: DeliveryAppConfig = { image: 'homelab-owner/shop', tag: '2.0.0', delivery: 'canary', e2e: {} };
+  const shop: DeliveryAppConfig = { image: 'homelab-owner/shop', tag: '2.0.0', delivery: 'canary', e2e: { scenarios: ['shop/checkout.spec.ts'] } };
 
   test('an app with e2e: the kustomization lists the E2E part\'s file, and the Rollout ends with the analysis of its E2E template', () => {
     // The chart alone: the E2E part writes e2e.yaml, and synthesizeHomelab's output check refuses a kustomization entry without its file.

@@ -3,6 +3,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import { validateConfig } from '../../lib/config/validate-config';
+import { isNotAppliedFile } from '../../lib/validation/manifest-documents';
 import { Testing } from 'cdk8s';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildArgoCdTree } from '../../lib/homelab/argocd-chart';
@@ -32,10 +33,9 @@ test('renders projects, root, one file per Application, and the generated files,
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
   // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files, and the
-  // delivery parts' folders (the app tier's apps/<app>/ and the controllers' delivery/<name>/)
-  const delivery = files.filter((f) => f.startsWith('apps/') || f.startsWith('delivery/'));
-  expect(delivery).toContain('apps/hello/kustomization.yaml');
-  expect(files).toHaveLength(apps.length + 6 + delivery.length);
+  // delivery parts' own files (each part's objects and extra files, counted once per file)
+  const deliveryFiles = new Set(t.delivery.flatMap((p) => [...p.files.map(([, file]) => file), ...(p.extraFiles?.keys() ?? [])]));
+  expect(files).toHaveLength(apps.length + 6 + deliveryFiles.size);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -120,9 +120,15 @@ test('no token or secret value reaches the output', () => {
 
 test('references the Secrets it needs, for the bootstrap to check', () => {
   expect(tree().secretReferences.map((s) => `${s.namespace}/${s.name}`)).toEqual([
+    // Argo CD Image Updater's registry read and git write credentials (delivery.imageUpdater)
+    'argocd/forgejo-registry-read', 'argocd/image-updater-github',
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
+    // the cosign public key and the registry credential of Kyverno's signature policies
+    'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
+    // the build runner's registration token (delivery.build)
+    'forgejo-runner/forgejo-runner-registration',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
     'temporal/ddb-cluster-temporal',
@@ -186,18 +192,24 @@ test('the entry point defines the ArgoCd chart in the given app', () => {
 
 test('every rendered object passes the strict schemas of its pinned API and the output rules', () => {
   // GIVEN the tree of the cutover side (the default side is validated by every synth)
-  const rendered = tree(forgejoSource()).render();
-  // WHEN validated as synthesis validates dist/ (schemas/: Kubernetes 1.30 and the pinned CRDs, strict)
-  const problems = validateOutput(rendered);
+  const t = tree(forgejoSource());
+  const rendered = t.render();
+  // WHEN validated as synthesis validates dist/ (schemas/: Kubernetes 1.30 and the pinned CRDs, strict), with the one Pod
+  // Security exception synthesis passes (the build runner's rootless BuildKit container)
+  const problems = validateOutput(rendered, { podSecurityExceptions: t.delivery.flatMap((p) => p.podSecurityExceptions ?? []) });
   // THEN nothing is wrong, and there was plenty to check
   expect(problems).toEqual([]);
-  const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
+  const objects = [...rendered].filter(([file]) => !file.startsWith('values/') && !isNotAppliedFile(file))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
   expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
     'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount',
     // the app tier (delivery.apps) and the kustomizations of the delivery folders
-    'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service']));
+    'AnalysisTemplate', 'Deployment', 'Kustomization', 'Rollout', 'Service',
+    // Kyverno's signature policies
+    'ImageValidatingPolicy',
+    // Argo CD Image Updater's per-app CRs
+    'ImageUpdater']));
 });
 
 testWith(YAMLLINT)('the rendered files pass yamllint (relaxed, strict), as lint:dist runs it', () => {

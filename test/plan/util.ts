@@ -109,8 +109,9 @@ export interface ParsedMermaid {
 
 /** Extracts and reads back the one Mermaid block of `markdown`. */
 export function parseMermaid(markdown: string): ParsedMermaid {
+  // The first block is the bring-up overview; a later one (the promotion flow) has tests of its own.
   const blocks = [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)];
-  if (blocks.length !== 1) throw new Error(`expected one mermaid block, found ${blocks.length}`);
+  if (blocks.length < 1) throw new Error('expected the overview\'s mermaid block, found none');
   const source = blocks[0][1];
   const lines = source.split('\n');
   const labels = new Map<string, string>();

@@ -177,6 +177,13 @@ describe('renovate.json', () => {
     expect(deps).toContainEqual(expect.objectContaining({ depName: 'temporal', registryUrl: TEMPORAL_CHART_REPO, datasource: 'helm' }));
   });
 
+  test('the build images (delivery.build\'s defaults) are extracted from lib/config/delivery/build.ts, where they are pinned', () => {
+    for (const image of ['code.forgejo.org/forgejo/runner:12.10.2', 'docker.io/moby/buildkit:v0.32.2-rootless', 'ghcr.io/sigstore/cosign/cosign:v3.1.2-dev']) {
+      const [depName, currentValue] = [image.slice(0, image.lastIndexOf(':')), image.slice(image.lastIndexOf(':') + 1)];
+      expect(deps).toContainEqual(expect.objectContaining({ file: 'lib/config/delivery/build.ts', depName, currentValue, datasource: 'docker' }));
+    }
+  });
+
   test('every image and chart the reference homelab deploys (the pins inventory) is extracted', () => {
     const { plan } = planFor(REFERENCE_HOMELAB);
     // The app tier's own images (delivery.apps) are the homelab's builds, moved by Image Updater's write-back, not by Renovate.

@@ -9,6 +9,8 @@ import type { HomelabApplication } from '../../constructs/argocd/homelab-applica
 import type { HomelabProject } from '../../constructs/argocd/homelab-project';
 import type { HomelabRepo } from '../../constructs/argocd/homelab-repo';
 import type { ForgejoEndpoint } from '../../shared/git-urls';
+import type { INetworkWorkload, NetworkFlow } from '../../shared/network';
+import type { PodSecurityException } from '../../shared/pod-security';
 import type { OutputFiles } from '../../output/output-tree';
 import { LAST_SYNC_WAVE, SyncWave } from '../../shared/sync-waves';
 
@@ -47,6 +49,20 @@ export interface DeliveryPart {
    * folder: Application name → the repo path of that folder. The coverage audit checks the overlay reaches it.
    */
   readonly overlays?: ReadonlyMap<string, string>;
+  /**
+   * Connections the part's pods open, added to the network isolation (a pod in a default-deny namespace such as
+   * `argocd` reaches nothing else). @default - none
+   */
+  readonly networkFlows?: readonly NetworkFlow[];
+  /** Workloads whose flows the network isolation must allow (e.g. the runner's pods calling Forgejo). @default [] */
+  readonly networkWorkloads?: readonly INetworkWorkload[];
+  /** Containers allowed beyond the restricted Pod Security profile, with the reason (the output validation reads them). @default [] */
+  readonly podSecurityExceptions?: readonly PodSecurityException[];
+  /**
+   * Repo-relative directories this part's Applications replace (a catalog entry's folder): the coverage audit does not
+   * report what is left there as orphans. @default []
+   */
+  readonly supersedes?: readonly { readonly path: string; readonly by: string }[];
 }
 
 export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };
