@@ -335,11 +335,12 @@ describe('missing', () => {
       '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
-      path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
-      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
       // the delivery parts' Applications (their config section, not an argocd.applications entry)
-      path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
+      path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
+      path('argocd-image-updater', 'k8s/generated/delivery/argocd-image-updater', 'delivery'),
+      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
       path('forgejo-runner', 'k8s/generated/delivery/forgejo-runner', 'delivery'),
+      path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'kyverno\' reads the values file k8s/generated/values/kyverno.yaml through $values (delivery.kyverno), which does not exist; '
         + `the sync would fail.${hint}`,

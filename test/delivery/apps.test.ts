@@ -49,9 +49,10 @@ describe('the app tier of the reference homelab (hello: canary, status: rolling)
 
   test('each app: an Application reading the app\'s overlay as a kustomize source (no directory block), after what it needs', () => {
     const hello = apps.get('hello')!;
-    expect(hello.dependsOn.map((a) => a.name)).toEqual(['argo-rollouts', 'prometheus']);
-    expect(hello.syncWave).toBe(apps.get('argo-rollouts')!.syncWave + 1);
-    expect(apps.get('status')!.dependsOn.map((a) => a.name)).toEqual(['prometheus']);
+    // kyverno-policies: the Kyverno part's Application, which the reference delivery defines
+    expect(hello.dependsOn.map((a) => a.name)).toEqual(['argo-rollouts', 'prometheus', 'kyverno-policies']);
+    expect(hello.syncWave).toBe(Math.max(...hello.dependsOn.map((a) => a.syncWave)) + 1);
+    expect(apps.get('status')!.dependsOn.map((a) => a.name)).toEqual(['prometheus', 'kyverno-policies']);
     const [rendered] = docs(tree.get('argocd/apps/hello.yaml'));
     expect(rendered.spec.source).toEqual({ repoURL: argocd.repo.url, targetRevision: 'main', path: 'k8s/apps/hello' });
     expect(rendered.spec.syncPolicy.syncOptions).toEqual(['CreateNamespace=true']);
@@ -73,7 +74,7 @@ describe('the app tier of the reference homelab (hello: canary, status: rolling)
   test('the canary app\'s folder: a Rollout, its Services, the analysis and the PodMonitor, listed by a generated kustomization', () => {
     expect(docs(tree.get('apps/hello/kustomization.yaml'))).toEqual([{
       apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization',
-      resources: ['analysis.yaml', 'pod-monitor.yaml', 'services.yaml', 'workload.yaml'],
+      resources: ['analysis.yaml', 'e2e.yaml', 'pod-monitor.yaml', 'services.yaml', 'workload.yaml'],
     }]);
     const objects = ['analysis', 'pod-monitor', 'services', 'workload'].flatMap((f) => docs(tree.get(`apps/hello/${f}.yaml`)));
     expect(objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
@@ -88,7 +89,7 @@ describe('the app tier of the reference homelab (hello: canary, status: rolling)
   });
 
   test('the rolling app\'s folder: a Deployment and its Service, no Rollout', () => {
-    expect(docs(tree.get('apps/status/kustomization.yaml'))[0].resources).toEqual(['pod-monitor.yaml', 'services.yaml', 'workload.yaml']);
+    expect(docs(tree.get('apps/status/kustomization.yaml'))[0].resources).toEqual(['e2e.yaml', 'pod-monitor.yaml', 'services.yaml', 'workload.yaml']);
     expect(docs(tree.get('apps/status/workload.yaml')).map((o) => o.kind)).toEqual(['Deployment']);
   });
 
@@ -117,16 +118,14 @@ describe('apps with e2e, routers, policies', () => {
 
   test('an app waits for the kyverno-policies Application when there is one, and for ingress-nginx with the nginx router', () => {
     // GIVEN
-    const config = withApps(
-      { shop: { ...shop, e2e: undefined, canary: { trafficRouter: { nginx: { host: 'shop.homelab.example' } } } } },
-      { 'kyverno-policies': { syncWave: 5, namespace: 'kyverno', sources: [{ kind: 'git-path', path: 'k8s/infra/kyverno-policies' }] } },
-    );
+    // (kyverno-policies is the Kyverno part's Application, which the reference delivery defines)
+    const config = withApps({ shop: { ...shop, e2e: undefined, canary: { trafficRouter: { nginx: { host: 'shop.homelab.example' } } } } });
     // WHEN
     const { tree, argocd } = synthesizeHomelab(config);
     // THEN
     const app = argocd.applications.get('shop')!;
     expect(app.dependsOn.map((a) => a.name)).toEqual(['argo-rollouts', 'prometheus', 'kyverno-policies', 'ingress']);
-    expect(app.syncWave).toBe(6);
+    expect(app.syncWave).toBe(Math.max(...app.dependsOn.map((a) => a.syncWave)) + 1);
     const [rollout] = docs(tree.get('apps/shop/workload.yaml'));
     expect(rollout.spec.replicas).toBe(2);
     expect(rollout.spec.strategy.canary.trafficRouting).toEqual({ nginx: { stableIngress: 'shop' } });

@@ -14,6 +14,9 @@ function withApp(app: Record<string, unknown>, rollouts: Record<string, unknown>
   };
 }
 
+/** The smallest valid e2e of an app (the E2E part's schema). */
+const E2E = { scenarios: ['shop/home.spec.ts'] };
+
 function problems(config: HomelabConfig): string[] {
   return validateConfig(config).all.map((p) => `${p.path}: ${p.message}`);
 }
@@ -38,7 +41,7 @@ describe('delivery.apps.<name>: workload and canary defaults', () => {
   });
 
   test('a canary with e2e ends with the e2e step; a traffic router keeps 2 replicas; replicas set explicitly win', () => {
-    expect(canaryStepsOf(parseHomelabConfig(withApp({ delivery: 'canary', e2e: {} })).delivery!.apps.shop)).toEqual([...DEFAULT_CANARY_STEPS, { e2e: {} }]);
+    expect(canaryStepsOf(parseHomelabConfig(withApp({ delivery: 'canary', e2e: E2E })).delivery!.apps.shop)).toEqual([...DEFAULT_CANARY_STEPS, { e2e: {} }]);
     const routed = parseHomelabConfig(withApp({ delivery: 'canary', canary: { trafficRouter: { nginx: { host: 'shop.homelab.example' } } } })).delivery!.apps.shop;
     expect(routed.canary!.trafficRouter).toEqual({ nginx: { host: 'shop.homelab.example', ingressClassName: 'nginx' } });
     expect(replicasOf(routed)).toBe(2);
@@ -93,7 +96,7 @@ describe('delivery.apps.<name>: exact messages', () => {
     ['an e2e step on an app without e2e', { delivery: 'canary', canary: { steps: [{ setWeight: 50 }, { e2e: {} }] } }, [
       'delivery.apps.shop.canary.steps[1]: is an e2e step, but the app has no e2e journeys. Add delivery.apps.shop.e2e, or remove the step.',
     ]],
-    ['e2e journeys that no step runs', { delivery: 'canary', e2e: {}, canary: { steps: [{ setWeight: 50 }, { analysis: {} }] } }, [
+    ['e2e journeys that no step runs', { delivery: 'canary', e2e: E2E, canary: { steps: [{ setWeight: 50 }, { analysis: {} }] } }, [
       'delivery.apps.shop.canary.steps: has no { e2e: {} } step, but the app has e2e journeys: they would never gate the canary (a PostSync ' +
       "hook would run only after full promotion, and would hold a paused canary's sync). Add { e2e: {} } before the last step.",
     ]],

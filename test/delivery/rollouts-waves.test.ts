@@ -35,5 +35,6 @@ test('so the canary app is one step: no hook and one wave, and its sync ends at 
   expect(objects.filter(isHook)).toEqual([]);
   expect([...new Set(objects.map(syncWave))]).toEqual([0]);
   expect(rollout.spec.strategy.canary.steps.map((s: Record<string, unknown>) => Object.keys(s)[0]))
-    .toEqual(['setWeight', 'pause', 'analysis', 'setWeight', 'pause', 'analysis']);
+    // the last analysis runs the E2E part's template (hello has e2e)
+    .toEqual(['setWeight', 'pause', 'analysis', 'setWeight', 'pause', 'analysis', 'analysis']);
 });

@@ -146,6 +146,8 @@ describe('config errors', () => {
     const cfg = config({
       cilium: { adoptedBy: null },
       argocd: { project: 'homelab', applications: { demo: { syncWave: 8, namespace: 'demo', sources: [{ kind: 'git-path', path: 'd' }], dependsOn: ['nope'] } } },
+      // without the catalog's Prometheus, the reference delivery's canary could not be analysed
+      delivery: undefined,
     });
     expect(() => tree(cfg)).toThrow('argocd.applications.demo.dependsOn: \'nope\' is not an Application of the tree. ' +
       'Use a key of argocd.applications or a generated Application.');
