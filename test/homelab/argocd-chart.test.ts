@@ -32,7 +32,8 @@ test('renders projects, root, one file per Application, and the generated files,
   const apps = files.filter((f) => f.startsWith('argocd/apps/'));
   expect(apps).toEqual([...t.applications.keys()].map((n) => `argocd/apps/${n}.yaml`).sort());
   // + projects, root, and the generated data-schemas, forgejo-mirror, temporal values and backup-checks files
-  expect(files).toHaveLength(apps.length + 6);
+  // + the E2E gates of the two example apps (apps/<app>/e2e.yaml) and e2e-smoke's seven journey sets and alerts
+  expect(files).toHaveLength(apps.length + 6 + 2 + 8);
   for (const name of ['projects', 'sops-secrets', 'data-schemas', 'forgejo-mirror', 'temporal']) expect(t.applications.has(name)).toBe(true);
 });
 
@@ -120,8 +121,11 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
+    // the E2E journeys' artifacts store and SSO test user, in each namespace a journey runs in
+    'e2e-smoke/e2e-artifacts-s3', 'e2e-smoke/e2e-sso-user', 'hello/e2e-artifacts-s3',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
+    'status/e2e-artifacts-s3', 'status/e2e-sso-user',
     'temporal/ddb-cluster-temporal',
   ]);
 });
@@ -189,7 +193,7 @@ test('every rendered object passes the strict schemas of its pinned API and the 
   const objects = [...rendered].filter(([file]) => !file.startsWith('values/'))
     .flatMap(([, content]) => parseAllDocuments(content).map((d) => d.toJS()));
   expect(objects.length).toBeGreaterThan(30);
-  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
+  expect(new Set(objects.map((o) => o.kind))).toEqual(new Set(['AnalysisTemplate', 'AppProject', 'Application', 'Cluster', 'ConfigMap', 'CronJob', 'Database', 'Job', 'ObjectStore', 'PodMonitor',
     'PrometheusRule', 'Role', 'RoleBinding', 'ScheduledBackup', 'ServiceAccount']));
 });
 
