@@ -41,7 +41,9 @@ test('the catalog has nothing beyond the map', () => {
   const names = [...tree().applications.keys()].sort();
   expect(names).toEqual([...Object.keys(PLATFORM_MAP), ...Object.keys(FROM_VALUES), 'queue-crd', 'kafka-cluster', 'management-service',
     // generated from postgresClusters.<name>.backup, not from the catalog
-    'backup-checks'].sort());
+    'backup-checks',
+    // generated from delivery.e2e (the E2E smoke journeys), not from the catalog
+    'e2e-smoke'].sort());
 });
 
 test('no Application is named like a Phase-0 component', () => {
