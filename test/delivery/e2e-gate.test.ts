@@ -251,9 +251,12 @@ describe('the reference homelab\'s E2E gate', () => {
     expect(refs.map((s) => `${s.namespace}/${s.name}: ${s.keys.join(',')}`).sort()).toEqual([
       'e2e-smoke/e2e-artifacts-s3: ACCESS_KEY_ID,ACCESS_SECRET_KEY',
       'e2e-smoke/e2e-sso-user: password,username',
+      'e2e-smoke/e2e-suite-git: password,username',
       'hello/e2e-artifacts-s3: ACCESS_KEY_ID,ACCESS_SECRET_KEY',
+      'hello/e2e-suite-git: password,username',
       'status/e2e-artifacts-s3: ACCESS_KEY_ID,ACCESS_SECRET_KEY',
       'status/e2e-sso-user: password,username',
+      'status/e2e-suite-git: password,username',
     ]);
   });
 
@@ -279,4 +282,16 @@ describe('the reference homelab\'s E2E gate', () => {
     const r = spawnSync(promql.command!, [], { input: JSON.stringify([{ name: 'e2e-smoke', groups: rule.spec.groups }]), encoding: 'utf8' });
     expect({ status: r.status, out: r.stdout }).toEqual({ status: 0, out: '' });
   });
+});
+
+test('the reference homelab clones its private seed with a token from a Secret, through git\'s credential helper', () => {
+  const synthesis = synthesizeHomelab(REFERENCE_HOMELAB);
+  const [template] = YAML.parseAllDocuments(synthesis.tree.get('apps/hello/e2e.yaml')!).map((d) => d.toJSON());
+  const suite = template.spec.metrics[0].provider.job.spec.template.spec.initContainers[0];
+  expect(suite.env.filter((e: any) => e.name.startsWith('GIT_'))).toEqual([
+    { name: 'GIT_USERNAME', valueFrom: { secretKeyRef: { name: 'e2e-suite-git', key: 'username' } } },
+    { name: 'GIT_PASSWORD', valueFrom: { secretKeyRef: { name: 'e2e-suite-git', key: 'password' } } },
+  ]);
+  expect(env(suite, 'SUITE_REPO')).toBe('https://github.com/homelab-owner/homelab.git');
+  expect(suite.command[2]).toContain('git config --global credential.helper');
 });

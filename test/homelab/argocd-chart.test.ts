@@ -129,8 +129,11 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
     // the build runner's registration token (delivery.build)
     'forgejo-runner/forgejo-runner-registration',
+    // the E2E journeys' artifacts store and SSO test user, in each namespace a journey runs in
+    'e2e-smoke/e2e-artifacts-s3', 'e2e-smoke/e2e-sso-user', 'e2e-smoke/e2e-suite-git', 'hello/e2e-artifacts-s3', 'hello/e2e-suite-git',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
+    'status/e2e-artifacts-s3', 'status/e2e-sso-user', 'status/e2e-suite-git',
     'temporal/ddb-cluster-temporal',
   ]);
 });

@@ -27,6 +27,8 @@ describe('the generated PrometheusRules load in Prometheus v3.14.0 (the kube-pro
   testPromql('every rule of examples/backup.config.ts parses: expressions, durations, labels, annotation templates', () => {
     expect(rules.map((r) => r.name).sort()).toEqual([
       'cicd/forgejo-db-backup-alerts', 'ddb/ddb-cluster-backup-alerts',
+      // the E2E smoke alerts of the reference delivery the example builds on
+      'e2e-smoke/e2e-smoke-alerts',
       'restore-drill/ddb-cluster-drill-alerts', 'restore-drill/forgejo-db-drill-alerts',
     ]);
     expect(check(rules)).toEqual({ status: 0, problems: [] });

@@ -11,6 +11,8 @@ export const DEFAULT_DELIVERY: DeliveryConfig = {
   // repository. Hostnames and the object store are placeholders, like the registry's: the record puts the artifacts in
   // MinIO's e2e-artifacts/ (private, expired by a lifecycle rule); the credentials are SOPS-encrypted Secrets.
   e2e: {
+    // The seed repository is private: the suite is cloned with a read-only token (keys username, password).
+    suite: { credentialsSecret: 'e2e-suite-git' },
     artifacts: { objectStore: { endpointURL: 'https://s3.example.net', bucket: 'homelab-e2e', credentials: { secretName: 'e2e-artifacts-s3' } } },
     sso: { url: 'https://auth.homelab.example', credentialsSecret: 'e2e-sso-user' },
     smoke: {
