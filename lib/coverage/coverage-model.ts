@@ -1,5 +1,6 @@
 import type { ArgoCdChart } from '../homelab/argocd-chart';
 import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
+import { IMAGE_UPDATER_APPLICATION } from '../homelab/delivery/image-updater';
 import { VALUES_REF } from '../constructs/argocd/application-source';
 import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
@@ -65,6 +66,7 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.backupChecks]: 'postgresClusters.<name>.backup',
   [GENERATED_APPLICATIONS.forgejoMirror]: 'argocd.forgejoMirror',
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
+  [IMAGE_UPDATER_APPLICATION]: 'delivery.imageUpdater',
 };
 
 interface RenderedSource {

@@ -332,6 +332,7 @@ describe('missing', () => {
       '\'cilium\' reads the values file k8s/generated/bootstrap/02-cilium/values.yaml through $values (cilium.adoptedBy), which does '
         + `not exist; the sync would fail.${hint}`,
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
+      path('argocd-image-updater', 'k8s/generated/delivery/argocd-image-updater', 'delivery.imageUpdater'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'temporal\' reads the values file k8s/generated/values/temporal.yaml through $values (argocd.temporal), which does not exist; '
         + `the sync would fail.${hint}`,

@@ -9,7 +9,8 @@ test('every Application, the root app-of-apps included, in name order', () => {
   const { model } = synthesized();
   expect(model.applications).toEqual([...model.applications].sort());
   expect(model.applications).toEqual(expect.arrayContaining(['root', 'projects', 'sops-secrets', 'temporal', 'duckdns']));
-  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 7);
+  // + root, projects, sops-secrets, forgejo-mirror, data-schemas, temporal, backup-checks, and argocd-image-updater (delivery)
+  expect(model.applications).toHaveLength(Object.keys(REFERENCE_HOMELAB.argocd.applications).length + 8);
   expect(model.repoUrl).toBe(REFERENCE_HOMELAB.git.githubSeedUrl);
   expect(model.distPath).toBe('k8s/generated');
 });
