@@ -1,6 +1,7 @@
 import type { ArgoCdChart } from '../homelab/argocd-chart';
 import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
 import { KYVERNO_APPLICATION, KYVERNO_POLICIES_APPLICATION } from '../homelab/delivery/kyverno';
+import { IMAGE_UPDATER_APPLICATION } from '../homelab/delivery/image-updater';
 import { VALUES_REF } from '../constructs/argocd/application-source';
 import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
@@ -86,6 +87,7 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
   [KYVERNO_APPLICATION]: 'delivery.kyverno',
   [KYVERNO_POLICIES_APPLICATION]: 'delivery.kyverno',
+  [IMAGE_UPDATER_APPLICATION]: 'delivery.imageUpdater',
 };
 
 interface RenderedSource {

@@ -36,8 +36,17 @@ export function addArgoCdTreeFlows(bootstrap: BootstrapPlan, argocd: ArgoCdChart
     });
   }
 
-  // The delivery parts' own pods (Argo CD Image Updater in `argocd`, which is default-deny): their derived flows.
-  for (const flow of argocd.delivery.flatMap((part) => part.networkFlows ?? [])) network.addFlow(flow);
+  // The delivery parts' own pods (Argo CD Image Updater in `argocd`, which is default-deny): their derived flows. A
+  // workload in Argo CD's namespace gets its allow policy with Argo CD's install step, beside Argo CD's own.
+  const placed = new Set<string>();
+  for (const flow of argocd.delivery.flatMap((part) => part.networkFlows ?? [])) {
+    const from = flow.from;
+    if (from.kind === 'pods' && from.namespace === bootstrap.argocd.namespace && network.isIsolated(from.namespace) && !placed.has(from.name)) {
+      network.place(from, bootstrap.argocdInstall);
+      placed.add(from.name);
+    }
+    network.addFlow(flow);
+  }
 
   const stack = prometheusStack([...argocd.applications.values()]);
   for (const alerts of argocd.backupChecks?.alerts ?? []) {

@@ -327,10 +327,19 @@ class BringUp {
     for (const s of sources) {
       if (typeof s?.path !== 'string' || !s.path.startsWith(this.distPrefix)) continue;
       const dir = s.path.slice(this.distPrefix.length);
-      for (const [file, text] of this.input.tree) {
-        // A kustomization.yaml is how Argo CD builds the folder, not an object it applies.
-        if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text).filter((d) => d.kind !== 'Kustomization'));
+      const kustomization = this.input.tree.get(`${dir}/kustomization.yaml`);
+      if (kustomization !== undefined) {
+        // A kustomization renders its resources (patches only change them): the local files as written, and a remote
+        // release manifest as one workload standing for it (the repo-server fetches it; its content is not here).
+        const resources = ((docs(kustomization)[0]?.resources ?? []) as unknown[]).filter((r): r is string => typeof r === 'string');
+        for (const r of resources) {
+          if (/^https?:\/\//.test(r)) {
+            objs.push({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app.metadata.name, namespace: app.spec?.destination?.namespace }, spec: { replicas: 1 } });
+          } else objs.push(...docs(this.input.tree.get(`${dir}/${r}`) ?? ''));
+        }
+        continue;
       }
+      for (const [file, text] of this.input.tree) if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text));
     }
     if (objs.length > 0) return objs;
     // Content outside the generated output (a chart, a hand-written folder): one workload standing for it.

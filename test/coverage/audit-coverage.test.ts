@@ -337,7 +337,7 @@ describe('missing', () => {
       path('data-schemas', 'k8s/generated/data-schemas', 'argocd.dataSchemas'),
       // the delivery parts' Applications (their config section, not an argocd.applications entry)
       path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
-      path('argocd-image-updater', 'k8s/generated/delivery/argocd-image-updater', 'delivery'),
+      path('argocd-image-updater', 'k8s/generated/delivery/argocd-image-updater', 'delivery.imageUpdater'),
       path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
       path('forgejo-runner', 'k8s/generated/delivery/forgejo-runner', 'delivery'),
       path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),

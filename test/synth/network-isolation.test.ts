@@ -24,6 +24,11 @@ const ARGOCD = [
   'argocd/argocd-applicationset-controller -> Kubernetes API server: 6443',
   'argocd/argocd-applicationset-controller -> argocd/argocd-repo-server: 8081',
   'argocd/argocd-dex-server -> Kubernetes API server: 6443',
+  // Argo CD Image Updater (delivery.imageUpdater): the API server, Forgejo's registry, GitHub for git and pull requests
+  'argocd/argocd-image-updater-controller -> Kubernetes API server: 6443',
+  'argocd/argocd-image-updater-controller -> cicd/forgejo: 3000',
+  'argocd/argocd-image-updater-controller -> outside the cluster: api.github.com (pull requests): 443',
+  'argocd/argocd-image-updater-controller -> outside the cluster: github.com (git write-back): 443',
   'argocd/argocd-notifications-controller -> Kubernetes API server: 6443',
   'argocd/argocd-notifications-controller -> argocd/argocd-repo-server: 8081',
   'argocd/argocd-redis -> Kubernetes API server: 6443',
@@ -123,7 +128,8 @@ describe('network isolation of the synthesized homelabs: the exact allow list', 
         'cicd/allow-forgejo', 'cicd/allow-forgejo-backup', 'cicd/allow-forgejo-mirror', 'cicd/allow-forgejo-provision', 'cicd/allow-forgejo-redis',
       ]);
       expect(policiesIn('bootstrap/08-argocd-install/resources.yaml').sort()).toEqual(['argocd/default-deny',
-        ...['application-controller', 'applicationset-controller', 'dex-server', 'notifications-controller', 'redis', 'repo-server', 'server']
+        ...['application-controller', 'applicationset-controller', 'dex-server', 'image-updater-controller', 'notifications-controller', 'redis',
+          'repo-server', 'server']
           .map((c) => `argocd/allow-argocd-${c}`)].sort());
       expect(policiesIn('bootstrap/10-argocd-root.yaml')).toEqual([]);
     });
