@@ -2,7 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import { ApiEndpointsWithinPrecondition, describeWait, StepWait } from '../constructs/bootstrap/waits';
 import { OutputTree } from '../output/output-tree';
 import { RenderedStep } from '../output/render-steps';
-import { builtinCnpgClusterHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
+import { builtinCnpgClusterHealth, builtinRolloutHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
 import { isHook, retryDelay, retryPolicy, runningMessage, sortTasks, syncWave, TaskOutcome, taskOutcome } from './argocd-sync';
 import { remoteManifestObjects, Surroundings } from './barman-cloud';
 import { Faults, LiveObject, World } from './controllers';
@@ -14,6 +14,13 @@ type Obj = Record<string, any>;
 export interface SimulationInput {
   readonly tree: OutputTree;
   readonly steps: readonly RenderedStep[];
+  /**
+   * Files of the homelab repository outside the generated tree, by repository-relative path: what an Application
+   * whose source path is outside `dist/` reads, e.g. an app's own kustomization `k8s/apps/<name>/kustomization.yaml`
+   * whose `resources` name the generated folder. An Application whose path is in neither is opaque content.
+   * @default - none
+   */
+  readonly repoFiles?: ReadonlyMap<string, string>;
 }
 
 /** Options of `simulateBringUp`. */
@@ -56,6 +63,11 @@ export interface BringUpOutcome {
   readonly finalState: readonly string[];
   /** The World as the run left it, for a second bring-up on the same cluster. */
   readonly world: World;
+  /**
+   * Each Application's health at the end as Argo CD computes it (`status.health`: its worst resource, with that
+   * resource's message), by name: a paused canary's Application is Suspended here while the root counts it as done.
+   */
+  readonly applications: Readonly<Record<string, HealthResult>>;
 }
 
 const CM_HEALTH = 'resource.customizations.health.';
@@ -133,7 +145,6 @@ class BringUp {
   private readonly horizon: number;
   private readonly tick: number;
   private readonly apps = new Map<string, AppState>();
-  private readonly distPrefix: string;
 
   constructor(private readonly input: SimulationInput, private readonly options: SimulationOptions) {
     this.world = options.world ?? new World(options.faults ?? {}, options.surroundings);
@@ -145,9 +156,7 @@ class BringUp {
     this.healthPersisted = cmdParam(input.tree, 'controller.resource.health.persist') === 'true';
     this.horizon = this.clock.now + (options.horizonSeconds ?? 3600);
     this.tick = options.tickSeconds ?? 5;
-    const root = docs(input.tree.get('argocd/root/root.yaml') ?? '')[0];
-    const rootPath = String(root?.spec?.source?.path ?? '');
-    this.distPrefix = rootPath.endsWith('argocd/apps') ? rootPath.slice(0, -'argocd/apps'.length) : '';
+
   }
 
   private log(source: string, message: string): void {
@@ -156,7 +165,9 @@ class BringUp {
 
   private end(state: BringUpOutcome['state'], where: string, message: string): BringUpOutcome {
     this.log(where, `${state}: ${message}`);
-    return { state, where, message, at: this.clock.now, timeline: [...this.events], finalState: this.world.problems(), world: this.world };
+    const applications = Object.fromEntries([...this.apps.keys()].sort().map((name) => [name, this.appHealth(this.apps.get(name) as AppState)]));
+    const finalState = this.world.problems();
+    return { state, where, message, at: this.clock.now, timeline: [...this.events], finalState, world: this.world, applications };
   }
 
   private advance(): void {
@@ -299,14 +310,17 @@ class BringUp {
       }
       if (op?.phase === 'Succeeded') {
         const h = this.appHealth(rootState);
-        if (h.status === 'Healthy') return this.end('Healthy', 'argocd/root', 'every Application synced and healthy');
+        // Healthy only once nothing moves on its own: a canary at a timed pause is Suspended, which the root counts
+        // as done, but it goes on to its analysis, and may yet abort.
+        if (h.status === 'Healthy' && this.world.settling().length === 0) return this.end('Healthy', 'argocd/root', 'every Application synced and healthy');
         if (h.status === 'Degraded') {
           settledSince ??= this.clock.now;
           if (this.clock.now - settledSince >= 300) return this.end('Degraded', 'argocd/root', h.message);
         }
       }
     }
-    return this.end('Stalled', 'argocd/root', `${rootState.op?.phase ?? 'no operation'}: ${rootState.op?.message ?? ''}`);
+    const moving = this.world.settling();
+    return this.end('Stalled', 'argocd/root', `${rootState.op?.phase ?? 'no operation'}: ${rootState.op?.message ?? ''}` + (moving.length > 0 ? `; still moving: ${moving.join(', ')}` : ''));
   }
 
   private failedResults(app: AppState): string {
@@ -320,15 +334,12 @@ class BringUp {
     this.apps.set(name, { manifest, name, targets: this.targetsOf(manifest), live: new Set() });
   }
 
-  /** The objects an Application renders, when the output holds them; the root renders the apps folder. */
+  /**
+   * The objects an Application renders, when the repository holds them (the generated tree, or `repoFiles` outside
+   * it); the root renders the apps folder. See `renderedObjects` for how a source path becomes objects.
+   */
   private targetsOf(app: Obj): Obj[] {
-    const sources = (app.spec?.sources ?? [app.spec?.source]) as Obj[];
-    const objs: Obj[] = [];
-    for (const s of sources) {
-      if (typeof s?.path !== 'string' || !s.path.startsWith(this.distPrefix)) continue;
-      const dir = s.path.slice(this.distPrefix.length);
-      for (const [file, text] of this.input.tree) if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text));
-    }
+    const objs = applicationObjects(this.input, app);
     if (objs.length > 0) return objs;
     // Content outside the generated output (a chart, a hand-written folder): one workload standing for it.
     return [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app.metadata.name, namespace: app.spec?.destination?.namespace }, spec: { replicas: 1 } }];
@@ -487,6 +498,7 @@ class BringUp {
     if (target.kind === 'Deployment') return deploymentHealth(obj);
     if (target.kind === 'Job') return jobHealth(obj);
     if (target.kind === 'Cluster' && group === 'postgresql.cnpg.io') return builtinCnpgClusterHealth(obj);
+    if (target.kind === 'Rollout' && group === 'argoproj.io') return builtinRolloutHealth(obj);
     return undefined;
   }
 
@@ -535,6 +547,134 @@ class BringUp {
     if (app.op) status.operationState = { phase: app.op.phase === 'Running' && app.op.nextRetryAt !== undefined ? 'Running' : app.op.phase, message: app.op.message };
     return { ...live.manifest, status };
   }
+}
+
+/**
+ * The objects an Application's sources render from the homelab repository (the generated tree and `repoFiles`),
+ * empty when its content is not in the output (a chart, a plugin, a hand-written folder). Sources are rendered as
+ * `renderedObjects` says, with Argo CD's parameter overrides (`applySourceOverrides`).
+ */
+export function applicationObjects(input: SimulationInput, app: Obj): Obj[] {
+  const repo = repoView(input);
+  const sources = (app.spec?.sources ?? [app.spec?.source]) as Obj[];
+  const objs: Obj[] = [];
+  for (const s of sources) {
+    // A chart or a config management plugin renders what the output does not hold: opaque.
+    if (typeof s?.path !== 'string' || s.chart !== undefined || s.plugin !== undefined) continue;
+    const dir = normalizePath(s.path);
+    objs.push(...applySourceOverrides(renderedObjects(dir, repo), dir, String(app.metadata?.name ?? ''), repo));
+  }
+  return objs;
+}
+
+/** Whether an Application's (first) source is a Kustomize directory: one with a `kustomization.yaml`. */
+export function isKustomizeSource(input: SimulationInput, app: Obj): boolean {
+  const source = ((app.spec?.sources ?? [app.spec?.source]) as Obj[])[0];
+  return typeof source?.path === 'string' && source.chart === undefined && source.plugin === undefined
+    && repoView(input).read(`${normalizePath(source.path)}/kustomization.yaml`) !== undefined;
+}
+
+/** The path prefix of the generated tree in the repository, read from the root Application's path. */
+export function distPrefixOf(tree: OutputTree): string {
+  const root = docs(tree.get('argocd/root/root.yaml') ?? '')[0];
+  const rootPath = String(root?.spec?.source?.path ?? '');
+  return rootPath.endsWith('argocd/apps') ? rootPath.slice(0, -'argocd/apps'.length) : '';
+}
+
+/** The homelab repository as the repo server reads it: the generated tree under the dist prefix, then `repoFiles`. */
+function repoView(input: SimulationInput): RepoView {
+  const prefix = distPrefixOf(input.tree);
+  const tree = input.tree;
+  const outside = input.repoFiles ?? new Map<string, string>();
+  return {
+    read: (path) => (path.startsWith(prefix) ? tree.get(path.slice(prefix.length)) : undefined) ?? outside.get(path),
+    filesUnder: (dir) => {
+      if (dir === '') return [];
+      const files: string[] = [];
+      for (const file of tree.keys()) if (`${prefix}${file}`.startsWith(`${dir}/`)) files.push(`${prefix}${file}`);
+      for (const file of outside.keys()) if (file.startsWith(`${dir}/`)) files.push(file);
+      return files.filter((f) => f.endsWith('.yaml') && !/(^|\/)\.argocd-source[^/]*$/.test(f));
+    },
+  };
+}
+
+/**
+ * The parameter-override files Argo CD reads from a source path, `.argocd-source.yaml` then
+ * `.argocd-source-<app>.yaml`, merged into a Kustomize source (argo-cd v3.5.1 reposerver/repository/repository.go:
+ * 78-79, 1860-1917). Argo CD Image Updater writes the second (`kustomize: { images: ["<name>:<tag>@sha256:<digest>"] }`,
+ * argocd-image-updater v1.3.0 pkg/argocd/update.go:538-560); each image is then set as `kustomize edit set image`
+ * does: every container whose image name (without tag and digest) is `<name>` gets the new reference.
+ */
+function applySourceOverrides(objs: Obj[], dir: string, appName: string, repo: RepoView): Obj[] {
+  if (repo.read(`${dir}/kustomization.yaml`) === undefined) return objs; // a directory source takes no overrides
+  const images = [`${dir}/.argocd-source.yaml`, `${dir}/.argocd-source-${appName}.yaml`]
+    .flatMap((f) => ((docs(repo.read(f) ?? '')[0]?.kustomize?.images ?? []) as string[]));
+  if (images.length === 0) return objs;
+  const replace = (image: string): string => {
+    let out = image;
+    for (const ref of images) {
+      const [from, to] = ref.includes('=') ? ref.split('=', 2) : [imageName(ref), ref];
+      if (imageName(image) === from) out = to;
+    }
+    return out;
+  };
+  const setImages = (podSpec: Obj | undefined): Obj | undefined => podSpec && {
+    ...podSpec,
+    ...(podSpec.containers ? { containers: (podSpec.containers as Obj[]).map((c) => ({ ...c, image: replace(String(c.image)) })) } : {}),
+    ...(podSpec.initContainers ? { initContainers: (podSpec.initContainers as Obj[]).map((c) => ({ ...c, image: replace(String(c.image)) })) } : {}),
+  };
+  return objs.map((o) => (o.spec?.template?.spec
+    ? { ...o, spec: { ...o.spec, template: { ...o.spec.template, spec: setImages(o.spec.template.spec) } } }
+    : o));
+}
+
+/** An image reference without its digest and tag: `host:3000/a/b:1.2@sha256:…` → `host:3000/a/b`. */
+export function imageName(ref: string): string {
+  const noDigest = ref.split('@')[0];
+  const slash = noDigest.lastIndexOf('/');
+  const colon = noDigest.lastIndexOf(':');
+  return colon > slash ? noDigest.slice(0, colon) : noDigest;
+}
+
+/** The homelab repository, by repository-relative path. */
+interface RepoView {
+  read(path: string): string | undefined;
+  /** The `.yaml` files under a directory (recursively), in a stable order. */
+  filesUnder(dir: string): string[];
+}
+
+/**
+ * What the repo server renders from a source path, restricted to what the output uses. A directory with a
+ * `kustomization.yaml` is built by kustomize: each local entry of its `resources` is a file or a directory with its
+ * own kustomization (kustomize allows one outside the root), rendered in turn; remote URLs are not rendered. Any
+ * other directory is a plain one: every YAML file under it (Argo CD's directory source, recursive as the generated
+ * tree is laid out). An app's own kustomization outside `dist/` (`k8s/apps/<name>/kustomization.yaml`, in
+ * `repoFiles`) thus renders the generated folder it names (`../../generated/apps/<name>`).
+ */
+function renderedObjects(dir: string, repo: RepoView, seen: Set<string> = new Set()): Obj[] {
+  if (seen.has(dir)) return [];
+  seen.add(dir);
+  const kustomization = repo.read(`${dir}/kustomization.yaml`);
+  if (kustomization !== undefined) {
+    const k = (docs(kustomization)[0] ?? {}) as Obj;
+    return ((k.resources ?? []) as string[]).filter((r) => !/^[a-z]+:\/\//.test(r)).flatMap((r) => {
+      const path = normalizePath(`${dir}/${r}`);
+      const file = repo.read(path);
+      return file !== undefined ? docs(file) : renderedObjects(path, repo, seen);
+    });
+  }
+  return repo.filesUnder(dir).flatMap((f) => docs(repo.read(f) ?? ''));
+}
+
+/** `a/b/../c/.` → `a/c`; a leading `./` and a trailing slash dropped. */
+function normalizePath(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return out.join('/');
 }
 
 function conditionsLine(live: LiveObject): string {
