@@ -5,6 +5,8 @@ import { RenderedStep } from '../output/render-steps';
 import { builtinCnpgClusterHealth, builtinRolloutHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
 import { isHook, retryDelay, retryPolicy, runningMessage, sortTasks, syncWave, TaskOutcome, taskOutcome } from './argocd-sync';
 import { remoteManifestObjects, Surroundings } from './barman-cloud';
+import { rolloutsReleaseObjects } from './rollouts-controller';
+import { CLUSTER_SCOPED_KINDS } from '../shared/cluster-resources';
 import { Faults, LiveObject, World } from './controllers';
 import { SimClock, TimelineEvent } from './timeline';
 
@@ -646,7 +648,8 @@ interface RepoView {
 /**
  * What the repo server renders from a source path, restricted to what the output uses. A directory with a
  * `kustomization.yaml` is built by kustomize: each local entry of its `resources` is a file or a directory with its
- * own kustomization (kustomize allows one outside the root), rendered in turn; remote URLs are not rendered. Any
+ * own kustomization (kustomize allows one outside the root), rendered in turn; of remote URLs only the release manifests
+ * the simulation knows (the Barman Cloud plugin, Argo Rollouts) are rendered, as far as it needs them. Any
  * other directory is a plain one: every YAML file under it (Argo CD's directory source, recursive as the generated
  * tree is laid out). An app's own kustomization outside `dist/` (`k8s/apps/<name>/kustomization.yaml`, in
  * `repoFiles`) thus renders the generated folder it names (`../../generated/apps/<name>`).
@@ -657,11 +660,15 @@ function renderedObjects(dir: string, repo: RepoView, seen: Set<string> = new Se
   const kustomization = repo.read(`${dir}/kustomization.yaml`);
   if (kustomization !== undefined) {
     const k = (docs(kustomization)[0] ?? {}) as Obj;
-    return ((k.resources ?? []) as string[]).filter((r) => !/^[a-z]+:\/\//.test(r)).flatMap((r) => {
+    const objs = ((k.resources ?? []) as string[]).flatMap((r) => {
+      if (/^[a-z]+:\/\//.test(r)) return [...remoteManifestObjects(r), ...rolloutsReleaseObjects(r)];
       const path = normalizePath(`${dir}/${r}`);
       const file = repo.read(path);
       return file !== undefined ? docs(file) : renderedObjects(path, repo, seen);
     });
+    // kustomize's `namespace:` sets the namespace of every namespaced object of the kustomization.
+    const ns = typeof k.namespace === 'string' ? k.namespace : undefined;
+    return ns === undefined ? objs : objs.map((o) => (o.kind in CLUSTER_SCOPED_KINDS ? o : { ...o, metadata: { ...o.metadata, namespace: ns } }));
   }
   return repo.filesUnder(dir).flatMap((f) => docs(repo.read(f) ?? ''));
 }

@@ -43,6 +43,18 @@ export interface RolloutFaults {
 
 /** The Deployment of the release install.yaml (manifests/install.yaml:18740-18746): no controller, no status. */
 export const ROLLOUTS_CONTROLLER_DEPLOYMENT = 'argo-rollouts';
+/**
+ * The objects of an Argo Rollouts release manifest (`…/argoproj/argo-rollouts/releases/download/<tag>/install.yaml`,
+ * or `manifests/install.yaml` at a tag) that the simulation needs: the controller's Deployment. The manifest sets
+ * no namespace (a kustomization's `namespace:` does; the release's ClusterRoleBinding names `argo-rollouts`).
+ */
+export function rolloutsReleaseObjects(url: string): Obj[] {
+  if (!/\/argoproj\/argo-rollouts\/.*install\.yaml$/.test(url)) return [];
+  const labels = { 'app.kubernetes.io/name': ROLLOUTS_CONTROLLER_DEPLOYMENT };
+  return [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: ROLLOUTS_CONTROLLER_DEPLOYMENT, namespace: 'argo-rollouts', labels },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: {} } } }];
+}
+
 /** Seconds the pods of a scaled ReplicaSet need to become available (illustrative, as ROLLOUT_SECONDS). */
 export const CANARY_PODS_SECONDS = 30;
 /** Seconds a Job-provider measurement runs (an E2E suite; illustrative). */

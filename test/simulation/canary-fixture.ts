@@ -7,8 +7,8 @@ type Obj = Record<string, any>;
  * A canary app added to a synthesized tree the way the app tier lays one out (lib/shared/delivery-layout.ts): its
  * generated folder `apps/<app>/` with a kustomization listing a Rollout, its stable and canary Services and an
  * AnalysisTemplate; its Argo CD Application reading the app's own directory `k8s/apps/<app>` outside the generated
- * tree, whose user-owned kustomization includes the generated folder; and an `argo-rollouts` Application over the
- * release install.yaml (remote, so opaque to the simulation: a Deployment `argo-rollouts` stands for it). Until the
+ * tree, whose user-owned kustomization includes the generated folder; and an `argo-rollouts` Application whose
+ * kustomization includes the release install.yaml (of which the simulation renders the controller's Deployment). Until the
  * app tier generates these, tests build them here.
  */
 export interface CanaryAppOptions {
@@ -82,7 +82,9 @@ export function withCanaryApp(input: SimulationInput, options: CanaryAppOptions 
   tree.set(`argocd/apps/${CANARY_APP}.yaml`, yaml(application(CANARY_APP, options.appWave ?? 4, `k8s/apps/${CANARY_APP}`, ns)));
   if (options.withRolloutsController ?? true) {
     tree.set('delivery/argo-rollouts/kustomization.yaml', yaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization',
-      resources: ['https://github.com/argoproj/argo-rollouts/releases/download/v1.9.1/install.yaml'] }));
+      namespace: 'argo-rollouts', resources: ['https://github.com/argoproj/argo-rollouts/releases/download/v1.9.1/install.yaml', 'network-policy.yaml'] }));
+    tree.set('delivery/argo-rollouts/network-policy.yaml', yaml({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+      metadata: { name: 'argo-rollouts' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } }));
     tree.set('argocd/apps/argo-rollouts.yaml', yaml(application('argo-rollouts', options.rolloutsWave ?? 3, `${prefix}delivery/argo-rollouts`, 'argo-rollouts')));
   }
   // The app's own directory: a user-owned kustomization over the generated folder (k8s/apps/web → k8s/generated/apps/web).

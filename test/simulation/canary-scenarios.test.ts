@@ -46,6 +46,12 @@ describe('an Application is mapped to its manifests through its own kustomizatio
       .toEqual(['Rollout/web', 'Service/web', 'Service/web-canary', 'AnalysisTemplate/web-success-rate']);
   });
 
+  test('a kustomization over the Argo Rollouts release: the controller\'s Deployment, and the kustomization\'s namespace on each object', () => {
+    const rollouts = { metadata: { name: 'argo-rollouts' }, spec: { source: { path: 'k8s/generated/delivery/argo-rollouts' } } };
+    expect(applicationObjects(input, rollouts).map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`))
+      .toEqual(['Deployment/argo-rollouts/argo-rollouts', 'NetworkPolicy/argo-rollouts/argo-rollouts']);
+  });
+
   test('without the overlay kustomization the path is opaque content and no canary scenario is found', () => {
     const withoutOverlay = { ...input, repoFiles: new Map() };
     expect(applicationObjects(withoutOverlay, app)).toEqual([]);
