@@ -455,7 +455,7 @@ export interface RunState {
   readonly metricResults: readonly Obj[];
 }
 
-/** Whether a is worse than b (utils/analysis/helpers.go IsWorse: Successful < Inconclusive < Error < Failed). */
+/** Completed phases from best to worst (utils/analysis/helpers.go IsWorse: Successful < Inconclusive < Error < Failed). */
 const RUN_ORDER: AnalysisPhase[] = ['Successful', 'Inconclusive', 'Error', 'Failed'];
 
 /**
@@ -583,18 +583,14 @@ function maxSurge(canary: Obj, replicas: number): number {
 /** CanaryStepString (utils/rollout/rolloututil.go), for the step events. */
 export function canaryStepString(step: Obj): string {
   if (step.setWeight !== undefined) return `setWeight: ${step.setWeight}`;
-  if (step.pause !== undefined) return step.pause.duration !== undefined ? `pause: ${goDuration(step.pause.duration)}` : 'pause';
+  // RolloutPause.Duration is an int-or-string, printed as written.
+  if (step.pause !== undefined) return step.pause.duration !== undefined ? `pause: ${String(step.pause.duration)}` : 'pause';
   if (step.experiment !== undefined) return 'experiment';
   if (step.analysis !== undefined) return 'analysis';
   if (step.plugin !== undefined) return `plugin: ${step.plugin.name}`;
   if (step.setHeaderRoute !== undefined) return `setHeaderRoute: ${step.setHeaderRoute.name}`;
   if (step.setMirrorRoute !== undefined) return `setMirrorRoute: ${step.setMirrorRoute.name}`;
   return 'invalid';
-}
-
-/** RolloutPause.Duration.String(): an int-or-string, printed as written. */
-function goDuration(d: string | number): string {
-  return String(d);
 }
 
 function templateNames(step: Obj): string[] {
@@ -627,13 +623,12 @@ function timestamp(seconds: number): string {
  */
 export function podTemplateHash(template: unknown): string {
   const text = JSON.stringify(template ?? null);
-  let h = 0x811c9dc5; // FNV-1a, 32 bits, as hash.ComputePodTemplateHash uses
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
+  const fnv32a = (salt: string) => { // FNV-1a, 32 bits, the hash hash.ComputePodTemplateHash uses
+    let h = 0x811c9dc5;
+    for (const c of salt + text) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+    return h;
+  };
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let out = '';
-  for (let n = h; out.length < 10; n = Math.floor(n / alphabet.length) || (h ^ out.length * 7919) >>> 0) out += alphabet[n % alphabet.length];
-  return out;
+  const encode = (n: number) => Array.from({ length: 5 }, (_, i) => alphabet[Math.floor(n / alphabet.length ** i) % alphabet.length]).join('');
+  return encode(fnv32a('')) + encode(fnv32a('#'));
 }
