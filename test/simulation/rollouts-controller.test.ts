@@ -1,3 +1,7 @@
+import { execFileSync } from 'child_process';
+import { Testing } from 'cdk8s';
+import { ArgoCdInstall } from '../../lib/constructs/argocd/argocd-install';
+import { findTool, testWith } from '../tools';
 import {
   ANALYSIS_JOB_SECONDS, assessRun, builtinRolloutHealth, calculateRolloutPhase, CANARY_PODS_SECONDS, canaryReplicaCounts, Faults, ROLLOUT_SECONDS,
   World,
@@ -259,5 +263,69 @@ describe('AnalysisRun assessment (analysis/analysis.go:440-687)', () => {
   test('inconclusive measurements over inconclusiveLimit: Inconclusive', () => {
     expect(assessRun([metric({})], 0, 0, () => 'Inconclusive'))
       .toMatchObject({ phase: 'Inconclusive', message: 'Metric "m" assessed Inconclusive due to inconclusive (1) > inconclusiveLimit (0)' });
+  });
+});
+
+// Every status above, as the controller wrote it, through Argo CD v3.5.1's own code (tools/lua-health: util/lua and
+// gitops-engine's health, fed the generated argocd-cm, which has no Rollout check, so the built-in script runs).
+const { helperPath } = require('../../scripts/build-lua-health.js') as { helperPath: () => string };
+const HELPER = findTool('lua-health (node scripts/build-lua-health.js; needs Go)', [helperPath()], '--version');
+describe('the statuses the controller writes, read by Argo CD v3.5.1\'s own Lua VM', () => {
+  const moments: [string, () => Obj, string][] = [];
+  const snapshot = (name: string, world: World, expected: string) => {
+    const obj = JSON.parse(JSON.stringify(live(world))) as Obj;
+    moments.push([name, () => obj, expected]);
+  };
+  {
+    const { world, at } = cluster();
+    world.apply(rollout(IMAGE), 40);
+    at(45);
+    snapshot('created, pods starting', world, 'Progressing');
+    at(45 + CANARY_PODS_SECONDS);
+    snapshot('created, all pods available', world, 'Healthy');
+    world.apply(rollout(`${IMAGE}@sha256:${'a'.repeat(64)}`), 100);
+    at(105);
+    snapshot('new template at setWeight 20', world, 'Progressing');
+    at(400);
+    snapshot('at the indefinite pause', world, 'Suspended');
+  }
+  {
+    const steps = [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'success-rate' }] } }];
+    const failing = cluster({ failingAnalyses: [{ namespace: NS, rollout: 'web' }] });
+    failing.world.apply(rollout(IMAGE, steps), 40);
+    failing.at(100);
+    failing.world.apply(rollout(`${IMAGE}@sha256:${'a'.repeat(64)}`, steps), 100);
+    failing.at(400);
+    snapshot('aborted', failing.world, 'Degraded');
+    const unsure = cluster({ inconclusiveAnalyses: [{ namespace: NS, rollout: 'web' }] });
+    unsure.world.apply(rollout(IMAGE, steps), 40);
+    unsure.at(100);
+    unsure.world.apply(rollout(`${IMAGE}@sha256:${'a'.repeat(64)}`, steps), 100);
+    unsure.at(400);
+    snapshot('inconclusive', unsure.world, 'Suspended');
+    const passing = cluster();
+    passing.world.apply(rollout(IMAGE, steps), 40);
+    passing.at(100);
+    passing.world.apply(rollout(`${IMAGE}@sha256:${'a'.repeat(64)}`, steps), 100);
+    passing.at(700);
+    snapshot('promoted', passing.world, 'Healthy');
+    const invalid = cluster({}, { template: false });
+    invalid.world.apply(rollout(IMAGE, steps), 40);
+    invalid.at(60);
+    snapshot('invalid spec', invalid.world, 'Degraded');
+  }
+  let vm: { status: string; message: string }[] = [];
+  beforeAll(() => {
+    if (HELPER.command === undefined) return;
+    const argocdCm = new ArgoCdInstall(Testing.chart(), 'ArgoCd').healthChecks;
+    const input = JSON.stringify({ argocdCm, objects: moments.map(([, obj]) => obj()) });
+    vm = JSON.parse(execFileSync(HELPER.command, [], { input }).toString()) as { status: string; message: string }[];
+  });
+  moments.forEach(([name, obj, expected], i) => {
+    test(`${name}: ${expected} in the model`, () => expect(builtinRolloutHealth(obj()).status).toBe(expected));
+    testWith(HELPER)(`${name}: the same status and message in Argo CD's VM`, () => {
+      const { status, message } = vm[i];
+      expect({ status, message }).toEqual(builtinRolloutHealth(obj()));
+    });
   });
 });
