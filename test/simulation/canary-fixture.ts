@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { distPrefixOf, SimulationInput } from '../../lib/simulation';
+import { appOverlayFiles, distPrefixOf, SimulationInput } from '../../lib/simulation';
 
 type Obj = Record<string, any>;
 
@@ -87,10 +87,7 @@ export function withCanaryApp(input: SimulationInput, options: CanaryAppOptions 
       metadata: { name: 'argo-rollouts' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } }));
     tree.set('argocd/apps/argo-rollouts.yaml', yaml(application('argo-rollouts', options.rolloutsWave ?? 3, `${prefix}delivery/argo-rollouts`, 'argo-rollouts')));
   }
-  // The app's own directory: a user-owned kustomization over the generated folder (k8s/apps/web → k8s/generated/apps/web).
-  const overlay = `k8s/apps/${CANARY_APP}/kustomization.yaml`;
-  const relative = `${'../'.repeat(overlay.split('/').length - 1)}${prefix}apps/${CANARY_APP}`;
-  const repoFiles = new Map(input.repoFiles ?? []);
-  repoFiles.set(overlay, yaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [relative] }));
+  // The app's own directory: the user-owned kustomization over the generated folder (k8s/apps/web → k8s/generated/apps/web).
+  const repoFiles = new Map([...(input.repoFiles ?? []), ...appOverlayFiles(tree, [{ name: CANARY_APP, overlayPath: `k8s/apps/${CANARY_APP}` }])]);
   return { ...input, tree, repoFiles };
 }

@@ -1,8 +1,8 @@
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { planSteps } from '../../lib/output/render-steps';
 import {
-  applicationObjects, controllerSyncTimeout, expectedStates, Lua51HealthEvaluator, Scenario, ScenarioOutcome, scenariosFor, simulateScenario,
-  SimulationInput, TimelineEvent,
+  appOverlayFiles, applicationObjects, controllerSyncTimeout, expectedStates, Lua51HealthEvaluator, Scenario, ScenarioOutcome, scenariosFor,
+  simulateScenario, SimulationInput, TimelineEvent,
 } from '../../lib/simulation';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { findTool, testWith } from '../tools';
@@ -40,6 +40,13 @@ test('the reference homelab has no Rollout yet, so it gets no canary scenario', 
 describe('an Application is mapped to its manifests through its own kustomization outside dist/', () => {
   const input = withCanaryApp(reference);
   const app = { metadata: { name: CANARY_APP }, spec: { source: { path: `k8s/apps/${CANARY_APP}` } } };
+
+  test('appOverlayFiles: the kustomization a user creates once in the app\'s directory, naming the generated folder', () => {
+    expect([...appOverlayFiles(reference.tree, [{ name: 'web', overlayPath: 'k8s/apps/web/' }, { name: 'api', overlayPath: 'apps/api' }])]).toEqual([
+      ['k8s/apps/web/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../generated/apps/web\n'],
+      ['apps/api/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../k8s/generated/apps/api\n'],
+    ]);
+  });
 
   test('k8s/apps/web/kustomization.yaml (repoFiles) → ../../generated/apps/web → the files its kustomization lists', () => {
     expect(applicationObjects(input, app).map((o) => `${o.kind}/${o.metadata.name}`))
