@@ -8,4 +8,4 @@ export * from './scenarios';
 export * from './timeline';
 export * from './network-policy';
 export * from './rollouts-controller';
-export * from './app-overlays';
+export * from './repository';

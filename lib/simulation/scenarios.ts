@@ -1,7 +1,8 @@
 import { createHash } from 'crypto';
 import { parseAllDocuments } from 'yaml';
 import { Faults } from './controllers';
-import { applicationObjects, BringUpOutcome, imageName, isKustomizeSource, simulateBringUp, SimulationInput, SimulationOptions } from './bring-up';
+import { BringUpOutcome, simulateBringUp, SimulationInput, SimulationOptions } from './bring-up';
+import { applicationObjects, imageName, isKustomizeSource } from './repository';
 import { syncWave } from './argocd-sync';
 import {
   ArchiveLocation, BARMAN_CLOUD_PLUGIN, CNPG_OPERATOR_NAMESPACE, PHASE_UNKNOWN_PLUGIN, PHASE_UNRECOVERABLE, PLUGIN_NAME_LABEL, pluginsNeeded,

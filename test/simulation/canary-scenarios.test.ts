@@ -1,8 +1,8 @@
 import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import { planSteps } from '../../lib/output/render-steps';
 import {
-  appOverlayFiles, applicationObjects, controllerSyncTimeout, expectedStates, Lua51HealthEvaluator, Scenario, ScenarioOutcome, scenariosFor,
-  simulateScenario, SimulationInput, TimelineEvent,
+  adoptedAppOverlays, appOverlayFiles, applicationObjects, controllerSyncTimeout, expectedStates, Lua51HealthEvaluator, Scenario,
+  ScenarioOutcome, scenariosFor, simulateScenario, SimulationInput, TimelineEvent,
 } from '../../lib/simulation';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { findTool, testWith } from '../tools';
@@ -59,10 +59,16 @@ describe('an Application is mapped to its manifests through its own kustomizatio
       .toEqual(['Deployment/argo-rollouts/argo-rollouts', 'NetworkPolicy/argo-rollouts/argo-rollouts']);
   });
 
-  test('without the overlay kustomization the path is opaque content and no canary scenario is found', () => {
-    const withoutOverlay = { ...input, repoFiles: new Map() };
-    expect(applicationObjects(withoutOverlay, app)).toEqual([]);
-    expect(scenariosFor(withoutOverlay).filter((s) => s.name.startsWith('canary-'))).toEqual([]);
+  test('without repoFiles the adoption step is assumed: the app directory\'s kustomization over apps/web (adoptedAppOverlays)', () => {
+    expect([...adoptedAppOverlays(input.tree)]).toEqual([...appOverlayFiles(input.tree, [{ name: 'web', overlayPath: 'k8s/apps/web' }])]);
+    expect(applicationObjects({ ...input, repoFiles: undefined }, app)).toEqual(applicationObjects(input, app));
+  });
+
+  test('an Application outside dist/ without a generated folder of its name is opaque content: no canary scenario', () => {
+    const tree = new Map([...input.tree].filter(([file]) => file !== 'apps/web/kustomization.yaml'));
+    const opaque = { ...input, tree, repoFiles: undefined };
+    expect(applicationObjects(opaque, app)).toEqual([]);
+    expect(scenariosFor(opaque).filter((s) => s.name.startsWith('canary-'))).toEqual([]);
   });
 
   test('Image Updater\'s .argocd-source-web.yaml sets the container image as `kustomize edit set image` does', () => {
