@@ -11,7 +11,7 @@ import { SimClock, TimelineEvent } from './timeline';
 
 type Obj = Record<string, any>;
 
-/** The synthesized output the simulation runs: the file tree (and the repository files outside it) and the planned Phase-0 steps. */
+/** The synthesized output the simulation runs: the file tree, the repository files outside it, the planned Phase-0 steps. */
 export interface SimulationInput extends RepositoryInput {
   readonly steps: readonly RenderedStep[];
 }
@@ -149,7 +149,6 @@ class BringUp {
     this.healthPersisted = cmdParam(input.tree, 'controller.resource.health.persist') === 'true';
     this.horizon = this.clock.now + (options.horizonSeconds ?? 3600);
     this.tick = options.tickSeconds ?? 5;
-
   }
 
   private log(source: string, message: string): void {
@@ -329,7 +328,7 @@ class BringUp {
 
   /**
    * The objects an Application renders, when the repository holds them (the generated tree, or `repoFiles` outside
-   * it); the root renders the apps folder. See `renderedObjects` for how a source path becomes objects.
+   * it); the root renders the apps folder. See lib/simulation/repository.ts for how a source path becomes objects.
    */
   private targetsOf(app: Obj): Obj[] {
     const objs = applicationObjects(this.input, app);

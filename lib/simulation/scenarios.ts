@@ -240,7 +240,8 @@ function forgejoNamespace(input: SimulationInput): string {
  *
  * - `canary-promoted` (no indefinite pause step): every analysis passes, the Rollout ends Healthy.
  * - `canary-aborted` (an analysis step before any indefinite pause): its first metric fails, the Rollout aborts and is
- *   Degraded, so the root's sync fails at the app's wave naming the abort.
+ *   Degraded. With no pause before the analysis the root still waits at the app's wave and its sync fails there,
+ *   naming the abort; after a pause (Suspended counts as done) the root has moved on and its health turns Degraded.
  * - `canary-paused`: at an indefinite `pause: {}` step, else at an inconclusive analysis; the Rollout is Paused, the
  *   child Application Suspended, which the generated Application check counts as done for its wave: the bring-up
  *   ends Healthy with the Rollout still Paused.
