@@ -167,8 +167,8 @@ export class RolloutsController {
       this.world.log(SOURCE, `Rollout ${key}: created ReplicaSet ${name}-${hash} (revision 1) at full scale: the initial deploy skips the canary steps`);
     } else if (hash !== m.currentHash) {
       // A new pod template: a new ReplicaSet and revision, the status reset to the first step, pauses and abort
-      // cleared (rollout/canary.go:162-178, resetRolloutStatus rollout/sync.go:891-903). Back to the stable
-      // template: the steps are skipped (canary.go:165-168).
+      // cleared (rollout/canary.go:361-377, resetRolloutStatus rollout/sync.go:891-903). Back to the stable
+      // template: the steps are skipped (canary.go:364-367).
       m.revision += 1;
       m.currentHash = hash;
       m.stepIndex = hash === m.stableHash ? steps.length : 0;
@@ -190,7 +190,7 @@ export class RolloutsController {
 
   /**
    * Walks the canary steps as far as `now` allows (rolloutCanary, rollout/canary.go:19-104, and
-   * syncRolloutStatusCanary :147-221): one step per iteration, stopping at the first that is not complete.
+   * syncRolloutStatusCanary :346-420): one step per iteration, stopping at the first that is not complete.
    */
   private advanceSteps(o: LiveLike, m: RolloutMemory, steps: Obj[], now: number): void {
     const { namespace, name } = o.manifest.metadata;
@@ -232,7 +232,7 @@ export class RolloutsController {
     if (step.setHeaderRoute !== undefined || step.setMirrorRoute !== undefined) return true;
     if (step.pause !== undefined) {
       // reconcileCanaryPause (canary.go:135-175) adds the CanaryPauseStep condition once; CompletedCanaryPauseStep
-      // (rollout/pause.go:168-183) completes a timed pause when its duration has passed, an indefinite one never
+      // (rollout/pause.go:172-187) completes a timed pause when its duration has passed, an indefinite one never
       // (until `kubectl argo rollouts promote` clears the condition).
       let cond = m.pauseConditions.find((p) => p.reason === 'CanaryPauseStep');
       if (!cond) {
@@ -259,7 +259,7 @@ export class RolloutsController {
   /**
    * reconcileStepBasedAnalysisRun (rollout/analysis.go:404-443): creates the step's AnalysisRun, named
    * `<rollout>-<podHash>-<revision>-<stepIndex>` (newAnalysisRunFromRollout :466-472); a Successful run completes the
-   * step (canary.go:333-336), a Failed or Error one aborts with "Step-based analysis phase error/failed: <run
+   * step (canary.go:332-335), a Failed or Error one aborts with "Step-based analysis phase error/failed: <run
    * message>" (:434-439), an Inconclusive one pauses with InconclusiveAnalysisRun (:432-433).
    */
   private stepAnalysis(o: LiveLike, m: RolloutMemory, step: Obj, now: number): boolean {
@@ -277,7 +277,7 @@ export class RolloutsController {
       const reason = `Step-based analysis phase error/failed${run.message ? `: ${run.message}` : ''}`;
       // calculateRolloutConditions (rollout/sync.go:607-615): "Rollout aborted update to revision N: <abort message>".
       m.abort = { message: `Rollout aborted update to revision ${m.revision}: ${reason}`, at: now };
-      m.stepIndex = 0; // an aborted canary goes back to the first step (canary.go:197-204)
+      m.stepIndex = 0; // an aborted canary goes back to the first step (canary.go:396-403)
       // The canary is scaled back to zero and the weight to the stable (GetCurrentSetWeight is 0 when aborted).
       this.beginScaling(m, now);
       this.world.log(SOURCE, `Rollout ${key}: ${m.abort.message}`);
@@ -459,7 +459,7 @@ export interface RunState {
 const RUN_ORDER: AnalysisPhase[] = ['Successful', 'Inconclusive', 'Error', 'Failed'];
 
 /**
- * The assessment of a run whose every measurement of a metric has one phase (analysis/analysis.go:440-573,
+ * The assessment of a run whose every measurement of a metric has one phase (analysis/analysis.go:436-573, assessRunStatus;
  * assessMetricStatus :579-656, assessMetricFailureInconclusiveOrError :658-687). Measurement k of a metric is taken at
  * `initialDelay + k × interval` after the run starts (a Job-provider measurement finishes ANALYSIS_JOB_SECONDS later);
  * without `interval` there is one measurement, with `interval` and no `count` the metric runs until it fails

@@ -90,7 +90,7 @@ describe('on creation: straight to full scale, no canary steps (docs/FAQ.md; syn
   });
 });
 
-describe('a new pod template walks the canary steps (canary.go:147-221)', () => {
+describe('a new pod template walks the canary steps (canary.go:346-420)', () => {
   function updated(faults: Faults = {}, steps: readonly Obj[] = STEPS) {
     const c = cluster(faults);
     c.world.apply(rollout(IMAGE, steps), 40);
@@ -179,7 +179,7 @@ describe('a new pod template walks the canary steps (canary.go:147-221)', () => 
     expect(live(world).status.pauseConditions).toEqual([{ reason: 'InconclusiveAnalysisRun', startTime: expect.any(String) }]);
   });
 
-  test('going back to the stable template skips the steps (canary.go:165-168)', () => {
+  test('going back to the stable template skips the steps (canary.go:364-367)', () => {
     const { world, at } = updated();
     at(300);
     expect(health(world).status).toBe('Suspended');
