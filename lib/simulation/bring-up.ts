@@ -2,17 +2,17 @@ import { parseAllDocuments } from 'yaml';
 import { ApiEndpointsWithinPrecondition, describeWait, StepWait } from '../constructs/bootstrap/waits';
 import { OutputTree } from '../output/output-tree';
 import { RenderedStep } from '../output/render-steps';
-import { builtinCnpgClusterHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
+import { builtinCnpgClusterHealth, builtinRolloutHealth, deploymentHealth, HealthEvaluator, HealthResult, HealthStatusCode, isWorse, jobHealth } from './health';
 import { isHook, retryDelay, retryPolicy, runningMessage, sortTasks, syncWave, TaskOutcome, taskOutcome } from './argocd-sync';
 import { remoteManifestObjects, Surroundings } from './barman-cloud';
+import { applicationObjects, RepositoryInput } from './repository';
 import { Faults, LiveObject, World } from './controllers';
 import { SimClock, TimelineEvent } from './timeline';
 
 type Obj = Record<string, any>;
 
-/** The synthesized output the simulation runs: the file tree and the planned Phase-0 steps. */
-export interface SimulationInput {
-  readonly tree: OutputTree;
+/** The synthesized output the simulation runs: the file tree, the repository files outside it, the planned Phase-0 steps. */
+export interface SimulationInput extends RepositoryInput {
   readonly steps: readonly RenderedStep[];
 }
 
@@ -56,6 +56,11 @@ export interface BringUpOutcome {
   readonly finalState: readonly string[];
   /** The World as the run left it, for a second bring-up on the same cluster. */
   readonly world: World;
+  /**
+   * Each Application's health at the end as Argo CD computes it (`status.health`: its worst resource, with that
+   * resource's message), by name: a paused canary's Application is Suspended here while the root counts it as done.
+   */
+  readonly applications: Readonly<Record<string, HealthResult>>;
 }
 
 const CM_HEALTH = 'resource.customizations.health.';
@@ -133,7 +138,6 @@ class BringUp {
   private readonly horizon: number;
   private readonly tick: number;
   private readonly apps = new Map<string, AppState>();
-  private readonly distPrefix: string;
 
   constructor(private readonly input: SimulationInput, private readonly options: SimulationOptions) {
     this.world = options.world ?? new World(options.faults ?? {}, options.surroundings);
@@ -145,9 +149,6 @@ class BringUp {
     this.healthPersisted = cmdParam(input.tree, 'controller.resource.health.persist') === 'true';
     this.horizon = this.clock.now + (options.horizonSeconds ?? 3600);
     this.tick = options.tickSeconds ?? 5;
-    const root = docs(input.tree.get('argocd/root/root.yaml') ?? '')[0];
-    const rootPath = String(root?.spec?.source?.path ?? '');
-    this.distPrefix = rootPath.endsWith('argocd/apps') ? rootPath.slice(0, -'argocd/apps'.length) : '';
   }
 
   private log(source: string, message: string): void {
@@ -156,7 +157,9 @@ class BringUp {
 
   private end(state: BringUpOutcome['state'], where: string, message: string): BringUpOutcome {
     this.log(where, `${state}: ${message}`);
-    return { state, where, message, at: this.clock.now, timeline: [...this.events], finalState: this.world.problems(), world: this.world };
+    const applications = Object.fromEntries([...this.apps.keys()].sort().map((name) => [name, this.appHealth(this.apps.get(name) as AppState)]));
+    const finalState = this.world.problems();
+    return { state, where, message, at: this.clock.now, timeline: [...this.events], finalState, world: this.world, applications };
   }
 
   private advance(): void {
@@ -299,14 +302,17 @@ class BringUp {
       }
       if (op?.phase === 'Succeeded') {
         const h = this.appHealth(rootState);
-        if (h.status === 'Healthy') return this.end('Healthy', 'argocd/root', 'every Application synced and healthy');
+        // Healthy only once nothing moves on its own: a canary at a timed pause is Suspended, which the root counts
+        // as done, but it goes on to its analysis, and may yet abort.
+        if (h.status === 'Healthy' && this.world.settling().length === 0) return this.end('Healthy', 'argocd/root', 'every Application synced and healthy');
         if (h.status === 'Degraded') {
           settledSince ??= this.clock.now;
           if (this.clock.now - settledSince >= 300) return this.end('Degraded', 'argocd/root', h.message);
         }
       }
     }
-    return this.end('Stalled', 'argocd/root', `${rootState.op?.phase ?? 'no operation'}: ${rootState.op?.message ?? ''}`);
+    const moving = this.world.settling();
+    return this.end('Stalled', 'argocd/root', `${rootState.op?.phase ?? 'no operation'}: ${rootState.op?.message ?? ''}` + (moving.length > 0 ? `; still moving: ${moving.join(', ')}` : ''));
   }
 
   private failedResults(app: AppState): string {
@@ -320,27 +326,12 @@ class BringUp {
     this.apps.set(name, { manifest, name, targets: this.targetsOf(manifest), live: new Set() });
   }
 
-  /** The objects an Application renders, when the output holds them; the root renders the apps folder. */
+  /**
+   * The objects an Application renders, when the repository holds them (the generated tree, or `repoFiles` outside
+   * it); the root renders the apps folder. See lib/simulation/repository.ts for how a source path becomes objects.
+   */
   private targetsOf(app: Obj): Obj[] {
-    const sources = (app.spec?.sources ?? [app.spec?.source]) as Obj[];
-    const objs: Obj[] = [];
-    for (const s of sources) {
-      if (typeof s?.path !== 'string' || !s.path.startsWith(this.distPrefix)) continue;
-      const dir = s.path.slice(this.distPrefix.length);
-      const kustomization = this.input.tree.get(`${dir}/kustomization.yaml`);
-      if (kustomization !== undefined) {
-        // A kustomization renders its resources (patches only change them): the local files as written, and a remote
-        // release manifest as one workload standing for it (the repo-server fetches it; its content is not here).
-        const resources = ((docs(kustomization)[0]?.resources ?? []) as unknown[]).filter((r): r is string => typeof r === 'string');
-        for (const r of resources) {
-          if (/^https?:\/\//.test(r)) {
-            objs.push({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app.metadata.name, namespace: app.spec?.destination?.namespace }, spec: { replicas: 1 } });
-          } else objs.push(...docs(this.input.tree.get(`${dir}/${r}`) ?? ''));
-        }
-        continue;
-      }
-      for (const [file, text] of this.input.tree) if (file.startsWith(`${dir}/`) && file.endsWith('.yaml')) objs.push(...docs(text));
-    }
+    const objs = applicationObjects(this.input, app);
     if (objs.length > 0) return objs;
     // Content outside the generated output (a chart, a hand-written folder): one workload standing for it.
     return [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: app.metadata.name, namespace: app.spec?.destination?.namespace }, spec: { replicas: 1 } }];
@@ -499,6 +490,7 @@ class BringUp {
     if (target.kind === 'Deployment') return deploymentHealth(obj);
     if (target.kind === 'Job') return jobHealth(obj);
     if (target.kind === 'Cluster' && group === 'postgresql.cnpg.io') return builtinCnpgClusterHealth(obj);
+    if (target.kind === 'Rollout' && group === 'argoproj.io') return builtinRolloutHealth(obj);
     return undefined;
   }
 

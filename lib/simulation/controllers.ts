@@ -10,11 +10,12 @@ import {
   PLUGIN_PORT_ANNOTATION, PLUGIN_SERVER_SECRET_ANNOTATION, pluginsNeeded, pluginUnreachableReason, RECOVERY_ATTEMPT_SECONDS,
   RECOVERY_SECONDS, recoveryJobName, recoverySource, sameLocation, Surroundings, unknownPluginReason, walArchiveTarget,
 } from './barman-cloud';
+import { RolloutFaults, RolloutsController } from './rollouts-controller';
 
 type Obj = Record<string, any>;
 
 /** Faults a scenario injects into the simulated cluster and its surroundings. */
-export interface Faults {
+export interface Faults extends RolloutFaults {
   /** PostgreSQL roles that never come to exist (e.g. a managed role whose password Secret is missing). */
   readonly missingRoles?: readonly { readonly cluster: string; readonly role: string }[];
   /** CNPG Clusters whose definition the operator's admission rejects, with the reason. */
@@ -100,6 +101,8 @@ export class World {
   private nextUid = 1;
   /** Where controllers report; a bring-up points it at its timeline. */
   public log: ControllerLog = () => undefined;
+  /** Argo Rollouts (lib/simulation/rollouts-controller.ts), reading this World's current faults. */
+  private readonly rollouts = new RolloutsController(this, () => this.faults);
 
   constructor(public faults: Faults, public readonly surroundings: Surroundings = { archives: [] }) {}
 
@@ -152,6 +155,23 @@ export class World {
    * failing conditions, and the log of a failed instance-creation Job. Deterministic (sorted).
    */
   public problems(): string[] {
+    return [...this.clusterProblems(), ...this.rolloutProblems()];
+  }
+
+  /**
+   * Each Argo Rollouts `Rollout` that is not Healthy, with its phase and message as `kubectl argo rollouts get` shows
+   * them, and each AnalysisRun that did not succeed, with its message. Deterministic (sorted).
+   */
+  private rolloutProblems(): string[] {
+    const label = (o: LiveObject) => `${o.manifest.metadata.namespace}/${o.manifest.metadata.name}`;
+    const rollouts = this.list('Rollout').filter((o) => o.status?.phase !== undefined && o.status.phase !== 'Healthy')
+      .map((o) => `Rollout ${label(o)}: ${o.status!.phase}${o.status!.message ? `: ${o.status!.message}` : ''}`);
+    const runs = this.list('AnalysisRun').filter((o) => ['Failed', 'Error', 'Inconclusive'].includes(o.status?.phase))
+      .map((o) => `AnalysisRun ${label(o)}: ${o.status!.phase}: ${o.status!.message ?? ''}`);
+    return [...rollouts.sort(), ...runs.sort()];
+  }
+
+  private clusterProblems(): string[] {
     return this.list('Cluster').filter((o) => isCnpg(o.manifest)).flatMap((o) => {
       const st = o.status ?? {};
       const conditions = (st.conditions ?? []) as Obj[];
@@ -168,6 +188,11 @@ export class World {
     }).sort();
   }
 
+  /** What controllers are still moving on their own (a canary between its steps), for a bring-up to wait out. */
+  public settling(): string[] {
+    return this.rollouts.settling();
+  }
+
   /** The object with its current status, as `kubectl get -o json` would show it. */
   public view(live: LiveObject): Obj {
     return live.status === undefined ? live.manifest : { ...live.manifest, status: live.status };
@@ -179,6 +204,8 @@ export class World {
     const all = [...this.objects.values()];
     // Deployments first: a Cluster's plugins are reachable only once the plugin's Deployment is available.
     for (const o of all) if (o.manifest.kind === 'Deployment') o.status = this.deploymentStatus(o, now);
+    // Rollouts after Deployments: the controller runs only once its own Deployment is available.
+    this.rollouts.reconcile(now);
     this.reportRegistrations();
     for (const o of all) if (o.manifest.kind === 'Cluster' && isCnpg(o.manifest)) o.status = this.clusterStatus(o, now);
     for (const o of all) if (o.manifest.kind === 'StatefulSet') o.status = rolledOut(o, now) ? { readyReplicas: 1, updatedReplicas: 1 } : {};

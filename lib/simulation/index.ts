@@ -7,3 +7,5 @@ export * from './lua51-evaluator';
 export * from './scenarios';
 export * from './timeline';
 export * from './network-policy';
+export * from './rollouts-controller';
+export * from './repository';

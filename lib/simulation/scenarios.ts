@@ -1,6 +1,8 @@
+import { createHash } from 'crypto';
 import { parseAllDocuments } from 'yaml';
 import { Faults } from './controllers';
 import { BringUpOutcome, simulateBringUp, SimulationInput, SimulationOptions } from './bring-up';
+import { applicationObjects, imageName, isKustomizeSource } from './repository';
 import { syncWave } from './argocd-sync';
 import {
   ArchiveLocation, BARMAN_CLOUD_PLUGIN, CNPG_OPERATOR_NAMESPACE, PHASE_UNKNOWN_PLUGIN, PHASE_UNRECOVERABLE, PLUGIN_NAME_LABEL, pluginsNeeded,
@@ -37,7 +39,15 @@ export interface Scenario {
    * The scenario's cause, evidence and end state are the second run's.
    * @default - one bring-up
    */
-  readonly secondRun?: { readonly faults: Faults };
+  readonly secondRun?: {
+    readonly faults: Faults;
+    /**
+     * Files the repository holds for the second run in addition to the first run's `repoFiles`, by
+     * repository-relative path: a commit made in between, e.g. Argo CD Image Updater's write-back of a new digest.
+     * @default - none: the same commit
+     */
+    readonly repoFiles?: Readonly<Record<string, string>>;
+  };
 }
 
 /** The end states a scenario accepts. */
@@ -55,7 +65,9 @@ export interface ScenarioOutcome extends BringUpOutcome {
 export function simulateScenario(input: SimulationInput, s: Scenario, options: Omit<SimulationOptions, 'faults' | 'surroundings' | 'world'>): ScenarioOutcome {
   const first = simulateBringUp(input, { ...options, faults: s.faults, surroundings: s.surroundings });
   if (!s.secondRun) return first;
-  return { ...simulateBringUp(input, { ...options, faults: s.secondRun.faults, world: first.world }), firstRun: first };
+  const commit = Object.entries(s.secondRun.repoFiles ?? {});
+  const next = commit.length === 0 ? input : { ...input, repoFiles: new Map([...(input.repoFiles ?? new Map<string, string>()), ...commit]) };
+  return { ...simulateBringUp(next, { ...options, faults: s.secondRun.faults, world: first.world }), firstRun: first };
 }
 
 function allObjects(input: SimulationInput): { obj: Obj; phase0: boolean }[] {
@@ -141,6 +153,7 @@ export function scenariosFor(input: SimulationInput): Scenario[] {
       faults: { unreachableChartRepos: [{ url: chart.repoURL, message }] }, cause: 'error fetching chart' });
   }
   list.push(...backupScenarios(input, [...of('Cluster', true), ...of('Cluster', false)]));
+  list.push(...canaryScenarios(input, apps));
   // Every scenario starts from the same object storage: the archives the output's restores read.
   return list.map((x) => ({ ...x, surroundings }));
 }
@@ -217,4 +230,95 @@ function installsPlugin(input: SimulationInput, plugin: string): boolean {
 function forgejoNamespace(input: SimulationInput): string {
   for (const p of input.steps) for (const o of p.objects) if (o.kind === 'Deployment' && o.metadata?.name === 'forgejo') return o.metadata.namespace;
   return 'cicd';
+}
+
+/**
+ * Scenarios of a canary release, for the first Application (by wave, then name) that renders an Argo Rollouts canary
+ * `Rollout` from a Kustomize source (the only kind Argo CD Image Updater can write back to). The first bring-up creates
+ * the Rollout, which goes straight to Healthy; then Image Updater commits a new digest (`.argocd-source-<app>.yaml` in
+ * the source path) and a second bring-up syncs it, so the Rollout walks its canary steps:
+ *
+ * - `canary-promoted` (no indefinite pause step): every analysis passes, the Rollout ends Healthy.
+ * - `canary-aborted` (an analysis step before any indefinite pause): its first metric fails, the Rollout aborts and is
+ *   Degraded. With no pause before the analysis the root still waits at the app's wave and its sync fails there,
+ *   naming the abort; after a pause (Suspended counts as done) the root has moved on and its health turns Degraded.
+ * - `canary-paused`: at an indefinite `pause: {}` step, else at an inconclusive analysis; the Rollout is Paused, the
+ *   child Application Suspended, which the generated Application check counts as done for its wave: the bring-up
+ *   ends Healthy with the Rollout still Paused.
+ */
+function canaryScenarios(input: SimulationInput, apps: Obj[]): Scenario[] {
+  for (const app of apps) {
+    const source = app.spec?.source as Obj | undefined;
+    if (typeof source?.path !== 'string') continue;
+    const objs = applicationObjects(input, app);
+    const rollout = objs.find((o) => o.kind === 'Rollout' && String(o.apiVersion).startsWith('argoproj.io/') && o.spec?.strategy?.canary);
+    const image = rollout?.spec?.template?.spec?.containers?.[0]?.image as string | undefined;
+    if (!rollout || !image || !isKustomizeSource(input, app)) continue;
+    const { namespace, name } = rollout.metadata as { namespace: string; name: string };
+    const label = `Rollout ${namespace}/${name} of Application ${app.metadata.name}`;
+    const writeBack = { [`${trimPath(source.path)}/.argocd-source-${app.metadata.name}.yaml`]: imageUpdaterOverride(image) };
+    const update = (faults: Faults) => ({ faults, repoFiles: writeBack });
+    const steps = (rollout.spec.strategy.canary.steps ?? []) as Obj[];
+    const indefinitePause = steps.findIndex((st) => st.pause !== undefined && st.pause.duration === undefined);
+    const analysis = steps.findIndex((st) => st.analysis !== undefined);
+    const metric = analysis < 0 ? undefined : firstMetric(objs, steps[analysis], namespace);
+    const list: Scenario[] = [];
+    if (indefinitePause < 0) {
+      list.push({ name: 'canary-promoted', faults: {}, secondRun: update({}), endsIn: 'Healthy',
+        description: `Image Updater commits a new digest for ${label}: every canary step and analysis passes, it is promoted` });
+    }
+    if (metric && (indefinitePause < 0 || analysis < indefinitePause)) {
+      const failed = `failed (${metric.failureLimit + 1}) > failureLimit (${metric.failureLimit})`;
+      // Any pause before the analysis makes the Application Suspended, which the root counts as done for its wave:
+      // the root's sync has moved on when the abort comes, and the root's health turns Degraded. Without one, the
+      // root still waits at the app's wave (the app is Progressing) and its sync fails there.
+      const rootPassedTheWave = steps.slice(0, analysis).some((st) => st.pause !== undefined);
+      list.push({ name: 'canary-aborted', faults: {}, secondRun: update({ failingAnalyses: [{ namespace, rollout: name, metric: metric.name }] }),
+        description: `the canary of ${label} fails its analysis (metric ${metric.name}): Argo Rollouts aborts it`,
+        // rollout/sync.go:607-615 and rollout/analysis.go:434-439 around the run's message (analysis/analysis.go:504).
+        cause: `RolloutAborted: Rollout aborted update to revision 2: Step-based analysis phase error/failed: Metric "${metric.name}" assessed Failed due to ${failed}`,
+        endsIn: rootPassedTheWave ? 'Degraded' : 'Failed' });
+    }
+    if (indefinitePause >= 0) {
+      list.push({ name: 'canary-paused', faults: {}, secondRun: update({}), endsIn: 'Healthy', evidence: `Rollout ${namespace}/${name}: Paused: CanaryPauseStep`,
+        description: `the canary of ${label} stops at its indefinite pause step: the Application is Suspended and later waves proceed` });
+    } else if (metric && metric.inconclusiveLimit >= 0) {
+      list.push({ name: 'canary-paused', faults: {}, secondRun: update({ inconclusiveAnalyses: [{ namespace, rollout: name, metric: metric.name }] }),
+        endsIn: 'Healthy', evidence: `Rollout ${namespace}/${name}: Paused: InconclusiveAnalysisRun`,
+        description: `the analysis of ${label}'s canary is inconclusive (metric ${metric.name}): it pauses, the Application is Suspended and later waves proceed` });
+    }
+    return list;
+  }
+  return [];
+}
+
+function trimPath(path: string): string {
+  return path.replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
+/**
+ * What Argo CD Image Updater v1.3.0 writes for a Kustomize application (pkg/argocd/update.go:538-560
+ * marshalParamsOverride): the image with the tag it tracks and the new digest. The digest is derived from the old
+ * reference, so scenarios are deterministic.
+ */
+export function imageUpdaterOverride(image: string): string {
+  const name = imageName(image);
+  const rest = image.split('@')[0].slice(name.length);
+  const tag = rest.startsWith(':') ? rest : '';
+  const digest = createHash('sha256').update(`next build of ${image}`).digest('hex');
+  return `kustomize:\n  images:\n  - ${name}${tag}@sha256:${digest}\n`;
+}
+
+/** The first metric of an analysis step's first template, with its limits (defaults 0, analysis.go:662-675). */
+function firstMetric(objs: Obj[], step: Obj, namespace: string): { name: string; failureLimit: number; inconclusiveLimit: number } | undefined {
+  const ref = (step.analysis.templates ?? [])[0] as Obj | undefined;
+  const template = objs.find((o) => o.kind === 'AnalysisTemplate' && o.metadata?.name === ref?.templateName && (o.metadata?.namespace ?? namespace) === namespace);
+  const metric = (template?.spec?.metrics ?? [])[0] as Obj | undefined;
+  if (!metric) return undefined;
+  const failureLimit = metric.failureLimit !== undefined ? Number(metric.failureLimit) : 0;
+  const count = metric.count !== undefined ? Number(metric.count) : undefined;
+  // A disabled failure check, or fewer measurements than the limit allows failures, cannot fail the metric.
+  if (failureLimit < 0 || (count !== undefined && count > 0 && count < failureLimit + 1)) return undefined;
+  const inconclusiveLimit = metric.inconclusiveLimit !== undefined ? Number(metric.inconclusiveLimit) : 0;
+  return { name: String(metric.name), failureLimit, inconclusiveLimit };
 }
