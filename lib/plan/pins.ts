@@ -1,3 +1,4 @@
+import { DELIVERY_DIST } from '../shared/delivery-layout';
 import { chartRepoUrl } from '../constructs/argocd/application-source';
 import { ArgoCdChart } from '../homelab/argocd-chart';
 import { PlacedStep } from '../output/render-steps';
@@ -95,7 +96,10 @@ export function planPins(input: PinsInput): PlannedPin[] {
     const users = usersOf(file);
     for (const doc of content) {
       // An ImageUpdater's `imageName` is an image it watches (with the followed tag or a semver range), not one it runs.
-      const watchOnly = (doc as { kind?: unknown } | null)?.kind === 'ImageUpdater';
+      const kind = (doc as { kind?: unknown } | null)?.kind;
+      // The app tier's own workloads (apps/<app>/) run the homelab's images, which the updater moves, not Renovate.
+      const appImage = file.startsWith(`${DELIVERY_DIST.apps}/`) && (kind === 'Rollout' || kind === 'Deployment');
+      const watchOnly = kind === 'ImageUpdater' || appImage;
       for (const ref of watchOnly ? [] : imagesIn(doc)) {
         const { repository, version } = splitImage(ref);
         add('image', repository, version, { kind: 'image', repository }, users);

@@ -125,12 +125,13 @@ test('references the Secrets it needs, for the bootstrap to check', () => {
     'cicd/forgejo-admin-token', 'cicd/forgejo-github-mirror-token', 'ddb/ddb-cluster-authentik', 'ddb/ddb-cluster-temporal',
     // the object-store credentials of the Argo CD-delivered ddb-cluster's backups (sops-secrets delivers them)
     'ddb/homelab-backup-s3',
-    // the cosign public key and the registry credential of Kyverno's signature policies
-    'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
+    // the E2E journeys' artifacts store and SSO test user, in each namespace a journey runs in
+    'e2e-smoke/e2e-artifacts-s3', 'e2e-smoke/e2e-sso-user', 'e2e-smoke/e2e-suite-git',
     // the build runner's registration token (delivery.build)
     'forgejo-runner/forgejo-runner-registration',
-    // the E2E journeys' artifacts store and SSO test user, in each namespace a journey runs in
-    'e2e-smoke/e2e-artifacts-s3', 'e2e-smoke/e2e-sso-user', 'e2e-smoke/e2e-suite-git', 'hello/e2e-artifacts-s3', 'hello/e2e-suite-git',
+    'hello/e2e-artifacts-s3', 'hello/e2e-suite-git',
+    // the cosign public key and the registry credential of Kyverno's signature policies
+    'kyverno/cosign-public-key', 'kyverno/forgejo-registry-read',
     // the same credentials, read by the restore drills' ObjectStores in their own namespace
     'restore-drill/homelab-backup-s3',
     'status/e2e-artifacts-s3', 'status/e2e-sso-user', 'status/e2e-suite-git',

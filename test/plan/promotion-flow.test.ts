@@ -40,9 +40,9 @@ describe('the promotion flow of the reference homelab', () => {
       'https://github.com/homelab-owner/homelab.git changing k8s/apps/status/.argocd-source-status.yaml; a person merges it');
   });
 
-  test('a canary ends promoted or rolled back; a rolling app without journeys has only readiness', () => {
+  test('a canary ends promoted or rolled back; a rolling app\'s PostSync journeys fail the sync of a version already live', () => {
     expect([hello.promotedSummary, hello.rejectedSummary]).toEqual(['promoted (Healthy)', 'aborted and rolled back (Degraded)']);
-    expect(status.rejected).toBe('only readiness gates the rollout; revert the write-back commit to roll back');
+    expect(status.rejected).toBe('failed sync: the new version is already live; revert the write-back commit to roll back');
   });
 });
 
@@ -55,7 +55,8 @@ describe('derived from the config', () => {
     const [flow] = planFor(config).plan.promotion;
     expect(stage(flow, 'write-back')).toContain('every 5m, finds a new digest of \'main\' and commits deploy/hello/.argocd-source-hello.yaml');
     expect(stage(flow, 'mirror')).toBe('Forgejo pulls GitHub into its mirror every 10m0s (forgejo-mirror, wave 3); Argo CD reads the mirror');
-    expect(stage(flow, 'sync')).toBe('Argo CD syncs Application hello from deploy/hello: a kustomization over k8s/generated/apps/hello with ' +
+    // hello waits for argo-rollouts (after the Prometheus stack) and kyverno-policies: wave 3.
+    expect(stage(flow, 'sync')).toBe('Argo CD syncs Application hello (wave 3) from deploy/hello: a kustomization over k8s/generated/apps/hello with ' +
       'the override file\'s image');
   });
 

@@ -56,7 +56,8 @@ export const rolloutsRules = {
       const path = `delivery.apps.${name}`;
       const overlay = app.overlayPath ?? `k8s/apps/${name}`;
       const generated = distPath === '.' ? appDistFolder(name) : `${distPath}/${appDistFolder(name)}`;
-      problems.when(distPath === '.' ? inside(overlay, generated) || inside(generated, overlay) : inside(overlay, distPath), `${path}.overlayPath`,
+      // With imageUpdates, the Image Updater rule reports the same mistake naming the override file it would lose.
+      problems.when(app.imageUpdates === undefined && (distPath === '.' ? inside(overlay, generated) || inside(generated, overlay) : inside(overlay, distPath)), `${path}.overlayPath`,
         () => `'${overlay}' is inside the generated tree (git.distPath '${distPath}'): synthesis rewrites it, so Image Updater's write-back ` +
           `there would be undone and fail the drift check. Use a directory of its own, e.g. 'k8s/apps/${name}'.`);
       if (app.delivery !== 'canary') {
