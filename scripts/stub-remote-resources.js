@@ -11,7 +11,10 @@ const file = path.join(dir, 'kustomization.yaml');
 const k = YAML.parse(fs.readFileSync(file, 'utf8'));
 const remote = (k.resources ?? []).filter((r) => /^https?:\/\//.test(r));
 if (remote.length > 0) {
-  const stubs = (k.patches ?? []).flatMap((p) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, p.path), 'utf8')))
+  // A patch file names its object; an inline JSON 6902 patch names it in `target` (a workload stub then has the one
+  // container with resources that such patches address).
+  const fromFiles = (k.patches ?? []).filter((p) => p.path !== undefined)
+    .flatMap((p) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, p.path), 'utf8')))
     .map((d) => d.toJSON())
     .map((o) => ({
       apiVersion: o.apiVersion,
@@ -19,6 +22,14 @@ if (remote.length > 0) {
       // a patch that names a namespace only matches an object in it
       metadata: { name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) },
     }));
+  const fromTargets = (k.patches ?? []).filter((p) => p.path === undefined && p.target?.name !== undefined)
+    .map(({ target: t }) => ({
+      apiVersion: t.group ? `${t.group}/${t.version}` : t.version,
+      kind: t.kind,
+      metadata: { name: t.name, ...(t.namespace ? { namespace: t.namespace } : {}) },
+      ...(t.kind === 'Deployment' ? { spec: { template: { spec: { containers: [{ name: 'stub', image: 'stub', resources: {} }] } } } } : {}),
+    }));
+  const stubs = [...fromFiles, ...fromTargets];
   fs.writeFileSync(path.join(dir, 'stubs.yaml'), stubs.map((s) => YAML.stringify(s)).join('---\n'));
   k.resources = [...k.resources.filter((r) => !remote.includes(r)), 'stubs.yaml'];
 }
