@@ -19,6 +19,8 @@ describe('the pins inventory of the reference homelab', () => {
     for (const [file, text] of tree) {
       // An ImageUpdater's imageName is an image it watches (a tag or a semver range), not one the output runs.
       if (!file.endsWith('.yaml') || /^kind: ImageUpdater$/m.test(text)) continue;
+      // The app tier's own workloads run the homelab's images, which the updater moves, not Renovate: not pins.
+      if (/^apps\/[^/]+\/workload\.yaml$/.test(file)) continue;
       for (const m of text.matchAll(/^\s*(?:- )?(?:image|imageName): (\S+)$/gm)) written.add(m[1]);
     }
     expect(written.size).toBeGreaterThan(5);

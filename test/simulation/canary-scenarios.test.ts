@@ -16,8 +16,12 @@ const lua = findTool('lua5.1', ['lua5.1'], '-v');
 const luaTest = testWith(lua);
 const evaluator = new Lua51HealthEvaluator({ command: lua.command ?? 'lua5.1' });
 
-const synthesis = synthesizeHomelab(REFERENCE_HOMELAB);
+// The reference homelab without its app tier, so that the fixture's one canary app (`web`) is the only Rollout.
+const withoutApps = { ...REFERENCE_HOMELAB, delivery: { ...REFERENCE_HOMELAB.delivery!, apps: {} } };
+const synthesis = synthesizeHomelab(withoutApps);
 const reference: SimulationInput = { tree: synthesis.tree, steps: planSteps(synthesis.bootstrap.steps) };
+const full = synthesizeHomelab(REFERENCE_HOMELAB);
+const referenceWithApps: SimulationInput = { tree: full.tree, steps: planSteps(full.bootstrap.steps) };
 const ANALYSIS_FIRST = [
   { setWeight: 20 }, { analysis: { templates: [{ templateName: 'web-success-rate' }] } }, { setWeight: 60 }, { pause: { duration: '2m' } },
 ];
@@ -33,8 +37,10 @@ const from = (events: readonly TimelineEvent[], source: string) => events.filter
 const firstAt = (events: readonly TimelineEvent[], source: string, text: string | RegExp) =>
   events.find((e) => e.source === source && (typeof text === 'string' ? e.message.includes(text) : text.test(e.message)))?.at;
 
-test('the reference homelab has no Rollout yet, so it gets no canary scenario', () => {
+test('without an app tier there is no Rollout, so no canary scenario; the reference\'s canary app hello gets all three', () => {
   expect(scenariosFor(reference).filter((s) => s.name.startsWith('canary-'))).toEqual([]);
+  expect(scenariosFor(referenceWithApps).filter((s) => s.name.startsWith('canary-')).map((s) => s.name))
+    .toEqual(['canary-promoted', 'canary-aborted', 'canary-paused']);
 });
 
 describe('an Application is mapped to its manifests through its own kustomization outside dist/', () => {
