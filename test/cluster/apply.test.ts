@@ -93,7 +93,10 @@ for (const { name, dist } of TREES) describeWithShared(`${name} against kube-api
       // on Pods only (workload objects get warnings), so this is the verdict a real cluster would give.
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `psa-${w.metadata.name}`.slice(0, 63), namespace: w.metadata.namespace, labels: template.metadata?.labels }, spec: template.spec };
       const r = await plane.kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(pod));
-      if (r.status !== 0 || /would violate PodSecurity/.test(r.stderr)) verdicts.push(`${w.kind} ${w.metadata.namespace}/${w.metadata.name}: ${r.stderr.trim()}`);
+      // The one reviewed exception (lib/homelab/delivery/build.ts): rootless BuildKit needs Unconfined seccomp and AppArmor, so
+      // its namespace enforces privileged and only warns at baseline. Admitted, with the warning naming buildkitd alone.
+      const reviewed = w.metadata.namespace === 'forgejo-runner' && r.status === 0 && !/container "(?!buildkitd")/.test(r.stderr);
+      if (r.status !== 0 || (/would violate PodSecurity/.test(r.stderr) && !reviewed)) verdicts.push(`${w.kind} ${w.metadata.namespace}/${w.metadata.name}: ${r.stderr.trim()}`);
     }
     expect(verdicts).toEqual([]);
   });

@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { CnpgWebhook } from './harness/cnpg-webhook';
 import { ControlPlane } from './harness/control-plane';
-import { applyUnits, describeWithShared, offlineCopy, ROOT } from './harness/output-tree';
+import { applyUnits, describeWithShared, offlineCopy, ROOT, SHARED, walk } from './harness/output-tree';
 import { StatusWriter } from './harness/status-writer';
 import { catalogCrdFiles } from './harness/catalog-crds';
 
@@ -67,8 +67,10 @@ describeWithShared('an upgrade from the previous release', () => {
     };
     expect((await plane.kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify(storageClass))).status).toBe(0);
     // The CRDs the catalog's own Applications install (prometheus-crds), which backup-checks' objects need.
+    // And the delivery controllers' CRDs (Image Updater, Kyverno, Rollouts), which their Applications install before the app tier.
     const catalog = await catalogCrdFiles();
-    expect((await plane.kubectl(['apply', '--server-side', ...catalog.files.flatMap((f) => ['-f', f])])).status).toBe(0);
+    const delivery = ['image-updater', 'kyverno', 'rollouts'].flatMap((d) => walk(path.join(SHARED, 'crds', d)));
+    expect((await plane.kubectl(['apply', '--server-side', ...[...delivery, ...catalog.files].flatMap((f) => ['-f', f])])).status).toBe(0);
     fs.rmSync(catalog.dir, { recursive: true, force: true });
     expect((await plane.waitCrdsEstablished(60)).status).toBe(0);
   }, 900_000);

@@ -3,6 +3,7 @@
 // with the checksums of the bytes the URLs serve. The runbook takes them from a folder pre-seeded with them
 // (HOMELAB_MANIFESTS, `seedManifestFolder`) and verifies them itself, down its real path; a test that applies a
 // kustomization with kubectl directly gets a staged copy that names the local file (`applyUnits`).
+import { isNotAppliedFile } from '../../../lib/validation/manifest-documents';
 import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -217,7 +218,17 @@ export function applyUnits(tree: string): ApplyUnit[] {
   });
   const folders = [...new Set(walk(tree)
     .filter((f) => f.endsWith('.yaml') && !f.startsWith(bootstrap + path.sep) && !f.startsWith(path.join(tree, 'values') + path.sep))
+    // The build workflow and the Talos patches are files for people and nodes, never applied to the cluster.
+    .filter((f) => !isNotAppliedFile(path.relative(tree, f).split(path.sep).join('/')))
     .filter(isManifest)
     .map((f) => path.dirname(f)))];
-  return [...steps, ...folders.map((d): ApplyUnit => ({ name: path.relative(tree, d), flag: '-f', path: d }))];
+  return [...steps, ...folders.flatMap((d): ApplyUnit[] => {
+    const name = path.relative(tree, d);
+    if (!fs.existsSync(path.join(d, 'kustomization.yaml'))) return [{ name, flag: '-f', path: d }];
+    const resources = ((YAML.parse(fs.readFileSync(path.join(d, 'kustomization.yaml'), 'utf8')).resources ?? []) as string[]);
+    // A kustomization Argo CD builds: as kustomize would when it is local (the app tier's folders); over a remote
+    // release (Argo Rollouts, Image Updater) only its local files, since the release is not on this machine.
+    if (!resources.some((r) => /^https?:\/\//.test(r))) return [{ name, flag: '-k', path: d }];
+    return resources.filter((r) => !/^https?:\/\//.test(r)).map((r) => ({ name: `${name}/${r}`, flag: '-f', path: path.join(d, r) }));
+  })];
 }
