@@ -96,7 +96,7 @@ const WAVES = [0, 1, 2, 3, 4, 5, 6, 7, 8] as const satisfies readonly SyncWave[]
 /** A wave of the wave table. */
 export const syncWave = z.literal(WAVES, {
   error: (issue) => `syncWave must be an integer from ${FIRST_SYNC_WAVE} to ${LAST_SYNC_WAVE}, got ${JSON.stringify(issue.input) ?? 'nothing'}. ` +
-    'Pick a wave from SYNC_WAVES (lib/config/sync-waves.ts).',
+    'Pick a wave from SYNC_WAVES (lib/shared/sync-waves.ts).',
 });
 
 /** A whole number of at least `min`. */

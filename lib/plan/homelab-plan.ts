@@ -4,7 +4,7 @@ import { ArgoCdChart } from '../homelab/argocd-chart';
 import { ARGOCD_DIST } from '../shared/dist-layout';
 import { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { repoUrlFor } from '../homelab/repo-url';
-import { SYNC_WAVES } from '../shared/sync-waves';
+import { FIRST_APP_TIER_WAVE, SYNC_WAVES } from '../shared/sync-waves';
 import { BootstrapPlan } from '../homelab/bootstrap-plan';
 import { BootstrapStep } from '../constructs/bootstrap/bootstrap-step';
 import { allDependencies } from '../constructs/bootstrap/order-steps';
@@ -301,8 +301,9 @@ function planApplication(app: HomelabApplication): PlannedApplication {
   };
 }
 
-/** The role of a wave from the `SYNC_WAVES` table, in lower-case words. */
+/** The role of a wave from the `SYNC_WAVES` table, in lower-case words; the waves after it are the app tier's. */
 function waveRole(wave: number): string {
+  if (wave >= FIRST_APP_TIER_WAVE) return 'app tier, after the platform';
   const entry = Object.entries(SYNC_WAVES).find(([, w]) => w === wave);
   return entry ? entry[0].toLowerCase().replace(/_/g, ' ') : `wave ${wave}`;
 }

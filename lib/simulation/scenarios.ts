@@ -39,6 +39,12 @@ export interface Scenario {
    * The scenario's cause, evidence and end state are the second run's.
    * @default - one bring-up
    */
+  /**
+   * What the fault must leave alone, checked on the outcome's `applications`: the Applications that still end
+   * Healthy, and those the root never reaches (so never creates).
+   * @default - not checked
+   */
+  readonly spared?: { readonly healthy: readonly string[]; readonly neverApplied: readonly string[] };
   readonly secondRun?: {
     readonly faults: Faults;
     /**
@@ -152,6 +158,7 @@ export function scenariosFor(input: SimulationInput): Scenario[] {
     list.push({ name: 'chart-repo-unreachable', description: `Helm repository ${chart.repoURL} cannot be reached`,
       faults: { unreachableChartRepos: [{ url: chart.repoURL, message }] }, cause: 'error fetching chart' });
   }
+  list.push(...kyvernoScenarios(apps));
   list.push(...backupScenarios(input, [...of('Cluster', true), ...of('Cluster', false)]));
   list.push(...canaryScenarios(input, apps));
   // Every scenario starts from the same object storage: the archives the output's restores read.
@@ -222,6 +229,34 @@ function backupScenarios(input: SimulationInput, clusters: Obj[]): Scenario[] {
 }
 
 /** Whether a Phase-0 step applies a remote manifest with the plugin's Service. */
+/**
+ * `kyverno-unavailable`, for an Application that installs the Kyverno chart: its pods never become ready (the
+ * stand-in workload of a chart source, see `targetsOf` in bring-up.ts). The Application goes Degraded when the
+ * Deployment exceeds its progress deadline, so the root's sync fails at Kyverno's wave. Everything of that wave and
+ * the waves before it must still end Healthy, and only what comes after (the app tier, which must not run before its
+ * signatures can be verified) is never applied.
+ */
+function kyvernoScenarios(apps: Obj[]): Scenario[] {
+  const installsKyverno = (a: Obj) => ((a.spec.sources ?? [a.spec.source]) as Obj[]).some((src) => src?.chart === 'kyverno');
+  const kyverno = apps.find(installsKyverno);
+  if (!kyverno) return [];
+  const wave = syncWave(kyverno);
+  const name = kyverno.metadata.name as string;
+  // By name: a tree may hold an Application twice (e.g. the seed's and Forgejo's copy around the cutover).
+  const others = apps.filter((a) => a.metadata.name !== kyverno.metadata.name);
+  const names = (list: Obj[]) => [...new Set(list.map((a) => a.metadata.name as string))].sort();
+  return [{
+    name: 'kyverno-unavailable',
+    description: `Kyverno's pods (Application ${name}, wave ${wave}) never become ready: only the waves after it wait`,
+    faults: { neverReadyDeployments: [{ namespace: kyverno.spec.destination.namespace, name, reason: 'Readiness probe failed: HTTP probe failed with statuscode: 500' }] },
+    cause: `Deployment "${name}" exceeded its progress deadline`,
+    spared: {
+      healthy: names(others.filter((a) => syncWave(a) <= wave)),
+      neverApplied: names(others.filter((a) => syncWave(a) > wave)),
+    },
+  }];
+}
+
 function installsPlugin(input: SimulationInput, plugin: string): boolean {
   return input.steps.some((p) => (p.step.kustomization?.remoteResources ?? [])
     .some((url) => remoteManifestObjects(url).some((o) => o.kind === 'Service' && o.metadata.labels?.[PLUGIN_NAME_LABEL] === plugin)));

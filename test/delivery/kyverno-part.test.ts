@@ -6,6 +6,7 @@ import { DeliveryConfig } from '../../lib/config/delivery/types';
 import { HomelabConfig } from '../../lib/config/homelab-config';
 import { KyvernoPart } from '../../lib/homelab/delivery/kyverno';
 import { APP_TIER_LABEL } from '../../lib/shared/delivery-layout';
+import { FIRST_APP_TIER_WAVE, LAST_SYNC_WAVE } from '../../lib/shared/sync-waves';
 import { synthesizeHomelab } from '../../lib/synth/synthesize-homelab';
 import { tree } from '../constructs/argocd/util';
 import { problemsOfObjects } from '../validation/util';
@@ -83,18 +84,36 @@ const APP_TIER = ['hello', 'status'];
 const NEVER_SEEN = ['argocd', 'cicd', 'cnpg-system', 'ddb', 'kube-system', 'kyverno', 'longhorn-system'];
 
 describe('the Kyverno part of the reference homelab', () => {
-  test('Applications: kyverno (chart 3.9.0, wave 0, server-side apply) and kyverno-policies after it and the Secrets, in wave 1', () => {
+  test('Applications: kyverno (chart 3.9.0, the last platform wave, server-side apply) and kyverno-policies after it and the Secrets, in the app tier\'s first wave', () => {
     const { argocd, part } = partOf();
     const kyverno = argocd.applications.get('kyverno')!;
     const policies = argocd.applications.get('kyverno-policies')!;
     expect(kyverno).toBe(part.kyverno);
-    expect(kyverno.syncWave).toBe(0);
+    expect(kyverno.syncWave).toBe(LAST_SYNC_WAVE);
+    expect(kyverno.appTier).toBe(false);
     expect(kyverno.syncOptions).toEqual(['CreateNamespace', 'ServerSideApply']);
     expect(kyverno.sources).toEqual([{ kind: 'helm-chart', repoURL: 'https://kyverno.github.io/kyverno/', chart: 'kyverno', version: '3.9.0',
       valueFiles: ['k8s/generated/values/kyverno.yaml'] }]);
     expect(policies.dependsOn.map((a) => a.name)).toEqual(['kyverno', 'sops-secrets']);
-    expect(policies.syncWave).toBe(1);
+    expect(policies.syncWave).toBe(FIRST_APP_TIER_WAVE);
+    expect(policies.appTier).toBe(true);
     expect(policies.sources).toEqual([{ kind: 'git-path', path: 'k8s/generated/delivery/kyverno-policies' }]);
+  });
+
+  test('a Kyverno outage holds only the app tier: nothing of the platform comes after kyverno, every app after its policies', () => {
+    const { argocd } = partOf();
+    const kyverno = argocd.applications.get('kyverno')!;
+    const policies = argocd.applications.get('kyverno-policies')!;
+    const all = [...argocd.applications.values()];
+    const platform = all.filter((a) => !a.appTier);
+    expect(platform.filter((a) => a.syncWave > kyverno.syncWave)).toEqual([]);
+    expect(all.filter((a) => a.syncWave > kyverno.syncWave).map((a) => a.name).sort()).toEqual(['kyverno-policies', ...APP_TIER].sort());
+    for (const name of APP_TIER) {
+      const app = argocd.applications.get(name)!;
+      expect(app.appTier).toBe(true);
+      expect(app.dependsOn).toContain(policies);
+      expect(app.syncWave).toBeGreaterThan(policies.syncWave);
+    }
   });
 
   test('the AppProject allows what the two Applications apply, by construction: the policies, the chart\'s CRDs and RBAC, the namespace', () => {

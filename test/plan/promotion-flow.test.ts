@@ -55,8 +55,8 @@ describe('derived from the config', () => {
     const [flow] = planFor(config).plan.promotion;
     expect(stage(flow, 'write-back')).toContain('every 5m, finds a new digest of \'main\' and commits deploy/hello/.argocd-source-hello.yaml');
     expect(stage(flow, 'mirror')).toBe('Forgejo pulls GitHub into its mirror every 10m0s (forgejo-mirror, wave 3); Argo CD reads the mirror');
-    // hello waits for argo-rollouts (after the Prometheus stack) and kyverno-policies: wave 3.
-    expect(stage(flow, 'sync')).toBe('Argo CD syncs Application hello (wave 3) from deploy/hello: a kustomization over k8s/generated/apps/hello with ' +
+    // hello waits for kyverno-policies, which open the app tier (wave 9): wave 10.
+    expect(stage(flow, 'sync')).toBe('Argo CD syncs Application hello (wave 10) from deploy/hello: a kustomization over k8s/generated/apps/hello with ' +
       'the override file\'s image');
   });
 

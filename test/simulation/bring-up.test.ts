@@ -67,6 +67,11 @@ describe.each(VARIANTS)('bring-up simulation: %s', (_label, config, prepare) => 
       expect(expectedStates(s)).toContain(outcome.state);
       expect(outcome.message).toContain(s.cause);
       if (s.evidence) expect(outcome.finalState.join('\n')).toContain(s.evidence);
+      if (s.spared) {
+        const health = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, outcome.applications[n]?.status]));
+        expect(health(s.spared.healthy)).toEqual(Object.fromEntries(s.spared.healthy.map((n) => [n, 'Healthy'])));
+        expect(health(s.spared.neverApplied)).toEqual(Object.fromEntries(s.spared.neverApplied.map((n) => [n, undefined])));
+      }
       // Within the longest wait the runbook has: a recovering cluster's hour (a plugin CNPG never registers is only
       // reported then; a recovery CNPG gave up on is reported at once, --fail-when).
       expect(outcome.at).toBeLessThan(POSTGRES_RESTORE_TIMEOUT.toSeconds() + 600);

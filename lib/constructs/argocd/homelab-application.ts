@@ -9,7 +9,7 @@ import { CLUSTER_SCOPED_KINDS, ClusterScopedKind, compareGroupKind, GroupKind } 
 import { HomelabProject, IN_CLUSTER_SERVER, ProjectApplication } from './homelab-project';
 import { HomelabRepo, repoPathProblem } from './homelab-repo';
 import { backoffDuration, IgnoreDifference, ManagedNamespaceMetadata, sortedRecord, SYNC_OPTIONS, SyncOption } from './sync-policy';
-import { SYNC_WAVE_ANNOTATION, SyncWave, syncWaveProblem } from '../../shared/sync-waves';
+import { ApplicationWave, appTierWaveProblem, SYNC_WAVE_ANNOTATION, syncWaveProblem } from '../../shared/sync-waves';
 
 /** Properties for `HomelabApplication`. */
 export interface HomelabApplicationProps {
@@ -26,8 +26,17 @@ export interface HomelabApplicationProps {
   readonly sources: readonly ApplicationSource[];
   /** Destination namespace (`spec.destination.namespace`) on the in-cluster server. */
   readonly namespace: string;
-  /** Wave in which the root app-of-apps applies the Application, from `SYNC_WAVES`. */
-  readonly syncWave: SyncWave;
+  /**
+   * Wave in which the root app-of-apps applies the Application: one of `SYNC_WAVES` (0–8), or for the app tier
+   * (`appTier`) one of its waves after the platform (9–12).
+   */
+  readonly syncWave: ApplicationWave;
+  /**
+   * An Application of the app tier: it sits after every platform wave, so that its failures (an aborted canary, a
+   * failed E2E hook, an unavailable signature gate) hold no platform Application.
+   * @default false
+   */
+  readonly appTier?: boolean;
   /**
    * Applications that must be healthy first; each must sit in a strictly earlier wave.
    * @default []
@@ -106,7 +115,9 @@ export class HomelabApplication extends Construct implements ProjectApplication 
   public readonly sources: readonly ApplicationSource[];
   /** Destination namespace. */
   public readonly namespace: string;
-  public readonly syncWave: SyncWave;
+  public readonly syncWave: ApplicationWave;
+  /** Whether it is an Application of the app tier, after every platform wave. */
+  public readonly appTier: boolean;
   /** Sorted, without duplicates. */
   public readonly syncOptions: readonly SyncOption[];
   public readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
@@ -133,6 +144,7 @@ export class HomelabApplication extends Construct implements ProjectApplication 
     this.sources = [...props.sources];
     this.namespace = props.namespace;
     this.syncWave = props.syncWave;
+    this.appTier = props.appTier ?? false;
     this.syncOptions = SYNC_OPTIONS.filter((o) => (props.syncOptions ?? []).includes(o));
     this.managedNamespaceMetadata = props.managedNamespaceMetadata;
     this.ignoreDifferences = [...(props.ignoreDifferences ?? [])];
@@ -283,7 +295,9 @@ export interface ApplicationRuleInput {
   readonly sources: readonly ApplicationSource[];
   readonly namespace: string;
   readonly additionalNamespaces?: readonly string[];
-  readonly syncWave: SyncWave;
+  readonly syncWave: ApplicationWave;
+  /** @default false: a platform Application, in waves 0–8 */
+  readonly appTier?: boolean;
   readonly syncOptions?: readonly SyncOption[];
   readonly managedNamespaceMetadata?: ManagedNamespaceMetadata;
   readonly ignoreDifferences?: readonly IgnoreDifference[];
@@ -306,7 +320,7 @@ export function applicationProblems(app: ApplicationRuleInput): ApplicationProbl
   const add = (field: string, message: string) => out.push({ field, message });
   const nameProblem = dnsLabelProblem(app.name, 53);
   if (nameProblem) add('', `name ${nameProblem}; rename the Application.`);
-  const wave = syncWaveMessage(app.syncWave);
+  const wave = app.appTier ? appTierWaveMessage(app.syncWave) : syncWaveMessage(app.syncWave);
   if (wave) add('syncWave', wave);
   const namespaces: [string, string][] = [['namespace', app.namespace],
     ...(app.additionalNamespaces ?? []).map((ns, i): [string, string] => [`additionalNamespaces[${i}]`, ns])];
@@ -355,7 +369,13 @@ export function applicationProblems(app: ApplicationRuleInput): ApplicationProbl
 /** Why `wave` is not a wave of the wave table, with the fix; undefined when it is. */
 export function syncWaveMessage(wave: unknown): string | undefined {
   const problem = syncWaveProblem(wave);
-  return problem ? `syncWave ${problem}. Pick a wave from SYNC_WAVES (lib/config/sync-waves.ts).` : undefined;
+  return problem ? `syncWave ${problem}. Pick a wave from SYNC_WAVES (lib/shared/sync-waves.ts).` : undefined;
+}
+
+/** Why `wave` is not a wave of the app tier, with the fix; undefined when it is. */
+export function appTierWaveMessage(wave: unknown): string | undefined {
+  const problem = appTierWaveProblem(wave);
+  return problem ? `syncWave ${problem}. An app-tier Application's wave is derived from its dependencies: depend on fewer Applications in a row.` : undefined;
 }
 
 /**

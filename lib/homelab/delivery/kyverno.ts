@@ -30,7 +30,7 @@ import { podSecurityNamespaceMetadata } from '../../shared/pod-security';
 import type { ForgejoEndpoint } from '../../shared/git-urls';
 import type { NetworkFlow } from '../../shared/network';
 import { GENERATED_APPLICATIONS } from '../validate-argocd-config';
-import { DeliveryContext, DeliveryPart, DeliverySecretReference, requiredApplication, waveAfter } from './parts';
+import { appTierWaveAfter, DeliveryContext, DeliveryPart, DeliverySecretReference, requiredApplication, waveBefore } from './parts';
 
 /** Name of the Application that installs Kyverno. */
 export const KYVERNO_APPLICATION = 'kyverno';
@@ -91,6 +91,10 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
   const neverSeen = [...new Set(['kube-system', ctx.project.namespace, ...Object.keys(config.namespaces), config.longhorn.namespace,
     ...settings.excludedNamespaces])].filter((ns) => ns !== namespace).sort();
 
+  // The policies open the app tier: they sit in its first wave, and everything that must pass them after it. Kyverno
+  // itself sits in the latest wave before them, which is the platform's last: nothing of the platform waits for it,
+  // so an install that never becomes healthy holds the app tier (which must not run unverified) and nothing else.
+  const policiesWave = appTierWaveAfter(`Application '${KYVERNO_POLICIES_APPLICATION}'`, [sops]);
   const kyverno = new KyvernoApplication(scope, 'Kyverno', {
     ...base,
     name: KYVERNO_APPLICATION,
@@ -99,7 +103,7 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
     excludedNamespaces: neverSeen,
     admissionControllerReplicas: settings.admissionControllerReplicas,
     // Kyverno needs nothing of the tree to start; its policies need the key Secret (below).
-    syncWave: waveAfter(KYVERNO_APPLICATION, []),
+    syncWave: waveBefore(`Application '${KYVERNO_APPLICATION}'`, policiesWave, []),
     // Third-party manifests: enforce baseline, warn on restricted (like the catalog's other charts).
     managedNamespaceMetadata: podSecurityNamespaceMetadata('baseline', 'restricted'),
   });
@@ -148,7 +152,8 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
     namespace,
     clusterResources: ['ImageValidatingPolicy'],
     dependsOn: [kyverno, sops],
-    syncWave: waveAfter(KYVERNO_POLICIES_APPLICATION, [kyverno, sops]),
+    syncWave: policiesWave,
+    appTier: true,
   });
 
   const secrets: DeliverySecretReference[] = [

@@ -12,7 +12,7 @@ import type { ForgejoEndpoint } from '../../shared/git-urls';
 import type { INetworkWorkload, NetworkFlow } from '../../shared/network';
 import type { PodSecurityException } from '../../shared/pod-security';
 import type { OutputFiles } from '../../output/output-tree';
-import { LAST_SYNC_WAVE, SyncWave } from '../../shared/sync-waves';
+import { AppTierWave, FIRST_APP_TIER_WAVE, LAST_APP_TIER_WAVE, LAST_SYNC_WAVE, SyncWave } from '../../shared/sync-waves';
 
 /** A Secret the tree references but never defines (the same shape as the Argo CD tree's `SecretReference`). */
 export interface DeliverySecretReference {
@@ -76,6 +76,33 @@ export function waveAfter(what: string, dependencies: readonly HomelabApplicatio
   if (wave > LAST_SYNC_WAVE) {
     throw new Error(`${what} needs ${dependencies.map((d) => `${d.name} (wave ${d.syncWave})`).join(', ')} first, so it would sit in ` +
       `wave ${wave}, after the last wave ${LAST_SYNC_WAVE}. Move a dependency to an earlier wave.`);
+  }
+  return wave as SyncWave;
+}
+
+/**
+ * The earliest wave of the app tier after every dependency: never before `FIRST_APP_TIER_WAVE`, so the platform's
+ * waves are all applied (and healthy) first and none of them waits for the app tier. Waves are derived, never typed.
+ */
+export function appTierWaveAfter(what: string, dependencies: readonly HomelabApplication[]): AppTierWave {
+  const wave = Math.max(FIRST_APP_TIER_WAVE, ...dependencies.map((d) => d.syncWave + 1));
+  if (wave > LAST_APP_TIER_WAVE) {
+    throw new Error(`${what} needs ${dependencies.map((d) => `${d.name} (wave ${d.syncWave})`).join(', ')} first, so it would sit in ` +
+      `wave ${wave}, after the app tier's last wave ${LAST_APP_TIER_WAVE}. Depend on fewer app-tier Applications in a row.`);
+  }
+  return wave as AppTierWave;
+}
+
+/**
+ * The latest wave before `dependentWave` (the wave of the first Application that needs it): for what only a later
+ * tier needs, so that no earlier wave waits for it. It must still follow its own dependencies.
+ */
+export function waveBefore(what: string, dependentWave: number, dependencies: readonly HomelabApplication[]): SyncWave {
+  const earliest = waveAfter(what, dependencies);
+  const wave = Math.min(dependentWave - 1, LAST_SYNC_WAVE);
+  if (wave < earliest) {
+    throw new Error(`${what} must sit before wave ${dependentWave}, which needs it, and after ${dependencies.map((d) => `${d.name} (wave ${d.syncWave})`).join(', ')}: ` +
+      'no wave is left between them. Move a dependency to an earlier wave.');
   }
   return wave as SyncWave;
 }

@@ -23,7 +23,7 @@ import type { OutputFiles } from '../../output/output-tree';
 import { podSecurityNamespaceMetadata } from '../../shared/pod-security';
 import { SYNC_WAVE_ANNOTATION } from '../../shared/sync-waves';
 import { prometheusStack } from '../backup-checks';
-import { DeliveryContext, DeliveryPart, waveAfter } from './parts';
+import { appTierWaveAfter, DeliveryContext, DeliveryPart, waveAfter } from './parts';
 
 /** Name of the Application that installs the Argo Rollouts controller. */
 export const ARGO_ROLLOUTS_APPLICATION = 'argo-rollouts';
@@ -167,7 +167,9 @@ export function defineRollouts(scope: Construct, ctx: DeliveryContext): Delivery
       // with kustomize), where Image Updater's write-back lands outside the generated tree.
       sources: [{ kind: 'git-path', path: overlayPathOf(name, app) }],
       namespace,
-      syncWave: waveAfter(where, dependsOn),
+      // The app tier, after the whole platform: an aborted canary or a failed E2E hook holds no platform wave.
+      syncWave: appTierWaveAfter(where, dependsOn),
+      appTier: true,
       dependsOn,
       syncOptions: ['CreateNamespace'],
       managedNamespaceMetadata: {

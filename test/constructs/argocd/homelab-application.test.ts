@@ -61,6 +61,7 @@ describe('defaults', () => {
       clusterResources: ['ClusterRole'],
       additionalNamespaces: ['other'],
       spansProjectNamespaces: false,
+      appTier: false,
     };
     // WHEN
     const app = new HomelabApplication(base.chart, 'Full', props);
@@ -253,7 +254,16 @@ describe('dependsOn', () => {
 describe('validation', () => {
   test('throws on a wave outside the table', () => {
     expect(() => synthApp({ syncWave: 9 as any })).toThrow(new Error(
-      'application \'demo\': syncWave must be an integer from 0 to 8, got 9. Pick a wave from SYNC_WAVES (lib/config/sync-waves.ts).'));
+      'application \'demo\': syncWave must be an integer from 0 to 8, got 9. Pick a wave from SYNC_WAVES (lib/shared/sync-waves.ts).'));
+  });
+
+  test('an app-tier Application sits after the platform waves, and only there', () => {
+    expect(synthApp({ syncWave: 9, appTier: true }).json.metadata.annotations).toEqual({ 'argocd.argoproj.io/sync-wave': '9' });
+    expect(synthApp({ syncWave: 12, appTier: true }).app.appTier).toBe(true);
+    expect(() => synthApp({ syncWave: 8, appTier: true })).toThrow(new Error(
+      'application \'demo\': syncWave must be an integer from 9 to 12 (the app tier\'s waves, after the platform\'s), got 8. ' +
+      'An app-tier Application\'s wave is derived from its dependencies: depend on fewer Applications in a row.'));
+    expect(() => synthApp({ syncWave: 13 as any, appTier: true })).toThrow(/got 13\. An app-tier/);
   });
 
   test('throws on an ignoreDifferences entry without fields', () => {
