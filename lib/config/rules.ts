@@ -15,6 +15,7 @@ import { e2eRules } from './delivery/e2e-rules';
 import { kyvernoRules } from './delivery/kyverno-rules';
 import { imageUpdaterRules } from './delivery/image-updater-rules';
 import { buildRules } from './delivery/build-rules';
+import { appsRules } from './delivery/apps-rules';
 
 /** One rule of the table. */
 export interface ConfigRule {
@@ -303,6 +304,7 @@ const forgejoBackupRules: ConfigRule = {
 /** The rules of lib/config, in the order their problems are reported. */
 export const CONFIG_RULES: readonly ConfigRule[] = [
   clusterRules, databaseRules, forgejoRules, phase0Rules, phase0ContentRules, backupRules, forgejoBackupRules,
+  appsRules,
   rolloutsRules,
   e2eRules,
   kyvernoRules,

@@ -1,7 +1,5 @@
 import type { ArgoCdChart } from '../homelab/argocd-chart';
-import { GENERATED_APPLICATIONS } from '../homelab/argocd-chart';
-import { KYVERNO_APPLICATION, KYVERNO_POLICIES_APPLICATION } from '../homelab/delivery/kyverno';
-import { IMAGE_UPDATER_APPLICATION } from '../homelab/delivery/image-updater';
+import { GENERATED_APPLICATIONS } from '../shared/application-names';
 import { VALUES_REF } from '../constructs/argocd/application-source';
 import type { HomelabApplication } from '../constructs/argocd/homelab-application';
 import { compare } from './repo-tree';
@@ -85,9 +83,6 @@ const GENERATED_CONFIG_PATHS: Readonly<Record<string, string>> = {
   [GENERATED_APPLICATIONS.backupChecks]: 'postgresClusters.<name>.backup',
   [GENERATED_APPLICATIONS.forgejoMirror]: 'argocd.forgejoMirror',
   [GENERATED_APPLICATIONS.temporal]: 'argocd.temporal',
-  [KYVERNO_APPLICATION]: 'delivery.kyverno',
-  [KYVERNO_POLICIES_APPLICATION]: 'delivery.kyverno',
-  [IMAGE_UPDATER_APPLICATION]: 'delivery.imageUpdater',
 };
 
 interface RenderedSource {
@@ -155,9 +150,8 @@ export function coverageModel(argocd: ArgoCdChart, unmanaged: readonly string[] 
 
 function configField(name: string, argocd: ArgoCdChart): { path: string; catalog: boolean } {
   if (name === argocd.root.name) return { path: 'git.distPath', catalog: false };
-  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths?.get(name)).find((p) => p !== undefined) ??
-    // The delivery parts' Applications (lib/homelab/delivery) are generated from the `delivery` section.
-    (argocd.delivery.some((part) => part.applications.some((a) => a.name === name)) ? 'delivery' : undefined);
+  // The delivery parts' Applications (lib/homelab/delivery) each name their config path.
+  const generated = GENERATED_CONFIG_PATHS[name] ?? argocd.delivery.map((part) => part.configPaths.get(name)).find((p) => p !== undefined);
   return generated ? { path: generated, catalog: false } : { path: `argocd.applications.${name}`, catalog: true };
 }
 

@@ -16,14 +16,8 @@ import { temporalSettingProblems } from '../constructs/temporal/temporal-applica
 import { TemporalPostgresStore, temporalValues, temporalValuesProblems } from '../constructs/temporal/temporal-values';
 
 /** Names of the Applications the tree generates itself; `argocd.applications` may not use them. */
-export const GENERATED_APPLICATIONS = {
-  projects: 'projects',
-  sopsSecrets: 'sops-secrets',
-  dataSchemas: 'data-schemas',
-  backupChecks: 'backup-checks',
-  forgejoMirror: 'forgejo-mirror',
-  temporal: 'temporal',
-} as const;
+import { DELIVERY_APPLICATIONS, GENERATED_APPLICATIONS, generatedApplicationRole, ROOT_APPLICATION } from '../shared/application-names';
+export { GENERATED_APPLICATIONS };
 
 /** Keys in sorted order, so problems are reported in a stable order. */
 function sortedKeys(record: Readonly<Record<string, unknown>> | undefined): string[] {
@@ -84,8 +78,13 @@ export function applicationNameProblems(config: ResolvedHomelabConfig, problems:
   // Phase-0 components as Applications are rejected by validateConfig() before the tree is built.
   for (const name of names.sort()) {
     const path = `argocd.applications.${name}`;
-    problems.when(generated.includes(name) || name === 'root', path, () => `'${name}' is the name of an Application the tree generates ` +
-      `(root, ${generated.join(', ')}). Rename it.`);
+    problems.when(generated.includes(name) || name === ROOT_APPLICATION, path, () => `'${name}' is the name of an Application the tree generates ` +
+      `(${ROOT_APPLICATION}, ${generated.join(', ')}). Rename it.`);
+    // The runner is build-rules' (the generated one replaces the catalog's): its message says how to move over.
+    const delivered = config.delivery !== undefined && name !== DELIVERY_APPLICATIONS.runner &&
+      (Object.values(DELIVERY_APPLICATIONS) as string[]).includes(name);
+    problems.when(delivered, path, () => `'${name}' is ${generatedApplicationRole(name)}, which the config's delivery section generates. ` +
+      'Remove this catalog entry, or rename it.');
     for (const dep of argocd.applications[name].dependsOn) {
       problems.when(!applicationExists(config, dep), `${path}.dependsOn`,
         () => `'${dep}' is not an Application of the tree. Use a key of argocd.applications or a generated Application.`);

@@ -109,7 +109,7 @@ describe('delivery.signing and delivery.kyverno', () => {
     expect(problems(config)).toEqual([
       'delivery.kyverno.namespace: namespace \'shop\' holds the app-tier application(s) \'hello\', \'status\', but Kyverno never checks pods in ' +
         'its own namespace (chart values config.excludeKyvernoNamespace), so their images would go unverified. Give Kyverno a namespace of its ' +
-        'own, e.g. \'kyverno\'.',
+        'own, e.g. \'kyverno\', or the app(s) another one (delivery.apps.<name>.namespace).',
     ]);
   });
 });

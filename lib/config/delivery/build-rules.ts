@@ -1,10 +1,11 @@
 /** The rules of `delivery.build` that span fields (lib/config/rules.ts runs them with the rest). */
 import { compareQuantities, hasSubUnitSuffix, parseQuantity, requestAboveLimitProblem } from '../../shared/quantity';
+import { DELIVERY_APPLICATIONS } from '../../shared/application-names';
 import type { ProblemCollector } from '../../shared/errors';
 import type { ResolvedHomelabConfig } from '../resolved';
 
 /** The Application `delivery.build` generates; a catalog entry of that name would be a second one. */
-const RUNNER_APPLICATION = 'forgejo-runner';
+const RUNNER_APPLICATION = DELIVERY_APPLICATIONS.runner;
 
 /** A `ConfigRule` of lib/config/rules.ts (typed by shape: that file imports this one). */
 export const buildRules = {

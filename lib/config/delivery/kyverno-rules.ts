@@ -40,6 +40,7 @@ export const kyvernoRules: {
     problems.when(tier.has(kyverno.namespace), 'delivery.kyverno.namespace',
       () => `namespace '${kyverno.namespace}' holds the app-tier application(s) ${(tier.get(kyverno.namespace) ?? []).map((a) => `'${a}'`).join(', ')}, ` +
         'but Kyverno never checks pods in its own namespace (chart values config.excludeKyvernoNamespace), so their images would go ' +
-        'unverified. Give Kyverno a namespace of its own, e.g. \'kyverno\'.');
+        `unverified. Give Kyverno a namespace of its own${kyverno.namespace === 'kyverno' ? '' : ', e.g. \'kyverno\''}, or the app(s) another one ` +
+        '(delivery.apps.<name>.namespace).');
   },
 };

@@ -1,3 +1,4 @@
+import { ROOT_APPLICATION } from '../../shared/application-names';
 import { Construct } from 'constructs';
 import { ARGOCD_DIST } from '../../shared/dist-layout';
 import { HomelabApplication } from './homelab-application';
@@ -32,7 +33,7 @@ export class RootApp extends HomelabApplication {
   constructor(scope: Construct, id: string, props: RootAppProps) {
     const appsPath = props.repo.distFile(ARGOCD_DIST.apps);
     super(scope, id, {
-      name: props.name ?? 'root',
+      name: props.name ?? ROOT_APPLICATION,
       project: props.project,
       repo: props.repo,
       sources: [{ kind: 'git-path', path: appsPath }],

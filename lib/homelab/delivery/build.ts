@@ -3,6 +3,7 @@
  * Forgejo runner with a rootless BuildKit daemon, replacing the catalog's privileged Docker-in-Docker runner), the
  * build workflow application repositories copy, and the Talos patches the nodes need.
  */
+import { DELIVERY_APPLICATIONS } from '../../shared/application-names';
 import { Construct } from 'constructs';
 import { HomelabApplication } from '../../constructs/argocd/homelab-application';
 import { renderBuildWorkflow } from '../../constructs/delivery/build-workflow';
@@ -14,7 +15,7 @@ import { podSecurityNamespaceMetadata } from '../../shared/pod-security';
 import { DeliveryContext, DeliveryPart, requiredApplication, waveAfter } from './parts';
 
 /** Name of the generated runner Application, of its folder under `dist/delivery/`, and of its Deployment. */
-export const RUNNER_APPLICATION = 'forgejo-runner';
+export const RUNNER_APPLICATION = DELIVERY_APPLICATIONS.runner;
 
 /**
  * The folder of the catalog's former `forgejo-runner` Application (a privileged Docker-in-Docker runner, ADR 0001 Part C
@@ -85,6 +86,7 @@ export function defineBuild(scope: Construct, ctx: DeliveryContext): DeliveryPar
   const file = `${folder}/${runner.name}.yaml`;
   return {
     applications: [application],
+    configPaths: new Map([[application.name, 'delivery.build']]),
     files: [[runner.configMap, file], [runner.deployment, file]],
     extraFiles: new Map([
       [BUILD_FILES.workflow, renderBuildWorkflow({

@@ -134,7 +134,7 @@ export function defineE2e(scope: Construct, ctx: DeliveryContext): DeliveryPart 
       return [name, run(app.e2e!.scenarios, baseURL, app.e2e!.sso, `smoke/${name}`)];
     }),
   ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (sets.length === 0) return { applications: [], files, secrets };
+  if (sets.length === 0) return { applications: [], files, secrets, configPaths: new Map() };
 
   const cronJobs = sets.map(([set, props]) => {
     const cronJob = new E2eSmokeCronJob(smoke, set, { name: e2eSmokeCronJobName(set), namespace, schedule: e2e.smoke.schedule, run: props });
@@ -173,5 +173,5 @@ export function defineE2e(scope: Construct, ctx: DeliveryContext): DeliveryPart 
     managedNamespaceMetadata: podSecurityNamespaceMetadata('restricted'),
     dependsOn,
   });
-  return { applications: [application], files, secrets };
+  return { applications: [application], files, secrets, configPaths: new Map([[application.name, 'delivery.e2e.smoke']]) };
 }

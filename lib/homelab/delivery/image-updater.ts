@@ -3,6 +3,7 @@
  * from its pinned release manifest, and one `ImageUpdater` per app of `delivery.apps` with `imageUpdates`, which
  * writes each new image to the GitHub seed as `.argocd-source-<app>.yaml` in the app's own directory.
  */
+import { DELIVERY_APPLICATIONS } from '../../shared/application-names';
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AppImageUpdater } from '../../constructs/delivery/app-image-updater';
@@ -16,7 +17,7 @@ import { DeliveryContext, DeliveryPart, DeliverySecretReference, requiredApplica
 import { KUBERNETES_API, NetworkFlow, outsideCluster, urlHost, urlPeer, urlPort } from '../../shared/network';
 
 /** Name of the generated Application (and of its folder under `dist/delivery/`). */
-export const IMAGE_UPDATER_APPLICATION = 'argocd-image-updater';
+export const IMAGE_UPDATER_APPLICATION = DELIVERY_APPLICATIONS.imageUpdater;
 
 /** The folder of the updater's files, relative to `dist/`. */
 export const IMAGE_UPDATER_DIST = `${DELIVERY_DIST.controllers}/${IMAGE_UPDATER_APPLICATION}`;
@@ -119,7 +120,7 @@ export function defineImageUpdater(scope: Construct, ctx: DeliveryContext): Imag
       usedBy: `${usedBy} (git write-back to ${repository})` });
   }
   const networkFlows = updaterFlows(ctx, install, repository, updaters);
-  return { applications: [application], files, extraFiles, secrets, networkFlows, install, updaters };
+  return { applications: [application], configPaths: new Map([[application.name, 'delivery.imageUpdater']]), files, extraFiles, secrets, networkFlows, install, updaters };
 }
 
 /**

@@ -22,7 +22,10 @@ export function defineDelivery(scope: Construct, ctx: Omit<DeliveryContext, 'del
   for (const [id, define] of [['Build', defineBuild], ['Kyverno', defineKyverno], ['Rollouts', defineRollouts],
     ['ImageUpdater', defineImageUpdater], ['E2e', defineE2e]] as const) {
     const part = define(new Construct(scope, id), { ...ctx, delivery, applications });
-    for (const app of part.applications) applications.set(app.name, app);
+    for (const app of part.applications) {
+      if (!part.configPaths.has(app.name)) throw new Error(`delivery part ${id} defines the Application '${app.name}' without its config path (DeliveryPart.configPaths)`);
+      applications.set(app.name, app);
+    }
     parts.push(part);
   }
   return parts;

@@ -17,6 +17,7 @@
  * from a running controller, pkg/controllers/webhook/controller.go:414-476), so the app tier's pods wait for Kyverno:
  * that is the point of `Fail` there, and nothing else waits.
  */
+import { DELIVERY_APPLICATIONS } from '../../shared/application-names';
 import { Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { HomelabApplication } from '../../constructs/argocd/homelab-application';
@@ -33,10 +34,10 @@ import { GENERATED_APPLICATIONS } from '../validate-argocd-config';
 import { appTierWaveAfter, DeliveryContext, DeliveryPart, DeliverySecretReference, requiredApplication, waveBefore } from './parts';
 
 /** Name of the Application that installs Kyverno. */
-export const KYVERNO_APPLICATION = 'kyverno';
+export const KYVERNO_APPLICATION = DELIVERY_APPLICATIONS.kyverno;
 
 /** Name of the Application of the signature policies: app-tier Applications wait for it. */
-export const KYVERNO_POLICIES_APPLICATION = 'kyverno-policies';
+export const KYVERNO_POLICIES_APPLICATION = DELIVERY_APPLICATIONS.kyvernoPolicies;
 
 /** The folder of the policies, relative to `dist/`. */
 export const KYVERNO_POLICIES_DIST = `${DELIVERY_DIST.controllers}/${KYVERNO_POLICIES_APPLICATION}`;
@@ -165,6 +166,7 @@ export function defineKyverno(scope: Construct, ctx: DeliveryContext): KyvernoPa
 
   return {
     applications: [kyverno, policiesApplication],
+    configPaths: new Map([[kyverno.name, 'delivery.kyverno'], [policiesApplication.name, 'delivery.kyverno']]),
     files: [
       [denyPolicy.resource, `${KYVERNO_POLICIES_DIST}/${denyPolicy.name}.yaml`],
       [auditPolicy.resource, `${KYVERNO_POLICIES_DIST}/${auditPolicy.name}.yaml`],

@@ -42,8 +42,11 @@ export interface DeliveryPart {
   /** Files that are not API objects of the chart (kustomizations, workflows, Talos snippets), relative to `dist/`. */
   readonly extraFiles?: OutputFiles;
   readonly secrets: readonly DeliverySecretReference[];
-  /** The config path behind each Application's source, by Application name, for messages (e.g. the coverage audit's). */
-  readonly configPaths?: ReadonlyMap<string, string>;
+  /**
+   * The config path behind each of `applications`, by Application name, for messages (e.g. the coverage audit's): one
+   * entry per Application, checked by `defineDelivery`.
+   */
+  readonly configPaths: ReadonlyMap<string, string>;
   /**
    * Applications whose source is a directory the user owns (an overlay outside `dist/`) that must list a generated
    * folder: Application name → the repo path of that folder. The coverage audit checks the overlay reaches it.
@@ -65,7 +68,7 @@ export interface DeliveryPart {
   readonly supersedes?: readonly { readonly path: string; readonly by: string }[];
 }
 
-export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [] };
+export const EMPTY_PART: DeliveryPart = { applications: [], files: [], secrets: [], configPaths: new Map() };
 
 /**
  * The earliest wave after every dependency: the root app-of-apps waits for a wave to be healthy before the next, so

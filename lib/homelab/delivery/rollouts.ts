@@ -3,6 +3,7 @@
  * Application per app of `delivery.apps` (the app tier's generated apps), whose manifests are written to
  * `appDistFolder(app)` with a generated `kustomization.yaml`, and read through the app's own overlay directory.
  */
+import { DELIVERY_APPLICATIONS } from '../../shared/application-names';
 import * as path from 'path';
 import { ApiObject, Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
@@ -26,10 +27,7 @@ import { prometheusStack } from '../backup-checks';
 import { appTierWaveAfter, DeliveryContext, DeliveryPart, waveAfter } from './parts';
 
 /** Name of the Application that installs the Argo Rollouts controller. */
-export const ARGO_ROLLOUTS_APPLICATION = 'argo-rollouts';
-
-/** Name of the Kyverno part's Application of signature policies: an app waits for it when it exists. */
-export const KYVERNO_POLICIES_APPLICATION = 'kyverno-policies';
+export const ARGO_ROLLOUTS_APPLICATION = DELIVERY_APPLICATIONS.argoRollouts;
 
 /** The folder of the controller's kustomization, relative to `dist/`. */
 export const ARGO_ROLLOUTS_DIST = `${DELIVERY_DIST.controllers}/${ARGO_ROLLOUTS_APPLICATION}`;
@@ -57,7 +55,7 @@ const MULTI_STEP_ANNOTATIONS = ['argocd.argoproj.io/hook', SYNC_WAVE_ANNOTATION]
 
 export function defineRollouts(scope: Construct, ctx: DeliveryContext): DeliveryPart {
   const apps = Object.entries(ctx.delivery.apps).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (apps.length === 0) return { applications: [], files: [], secrets: [] };
+  if (apps.length === 0) return { applications: [], files: [], secrets: [], configPaths: new Map() };
   const base = { project: ctx.project, repo: ctx.repo };
   const stack = prometheusStack([...ctx.applications.values()]);
   const applications: HomelabApplication[] = [];
@@ -88,7 +86,7 @@ export function defineRollouts(scope: Construct, ctx: DeliveryContext): Delivery
   }
 
   const prometheusAddress = ctx.delivery.rollouts.prometheusAddress ?? (stack ? `http://prometheus-operated.${stack.app.namespace}.svc:9090` : undefined);
-  const policies = ctx.applications.get(KYVERNO_POLICIES_APPLICATION);
+  const policies = ctx.applications.get(DELIVERY_APPLICATIONS.kyvernoPolicies);
   const ingressNginx = [...ctx.applications.values()].find((a) => a.sources.some((s) => s.kind === 'helm-chart' && s.chart === 'ingress-nginx'));
   const pullHost = ctx.delivery.registry.pullHost ?? new URL(ctx.forgejo.inClusterHttpUrl).host;
 
