@@ -338,8 +338,8 @@ describe('missing', () => {
       // the delivery parts' Applications (their config section, not an argocd.applications entry)
       path('argo-rollouts', 'k8s/generated/delivery/argo-rollouts', 'delivery.rollouts'),
       path('argocd-image-updater', 'k8s/generated/delivery/argocd-image-updater', 'delivery.imageUpdater'),
-      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery'),
-      path('forgejo-runner', 'k8s/generated/delivery/forgejo-runner', 'delivery'),
+      path('e2e-smoke', 'k8s/generated/delivery/e2e-smoke', 'delivery.e2e.smoke'),
+      path('forgejo-runner', 'k8s/generated/delivery/forgejo-runner', 'delivery.build'),
       path('kyverno-policies', 'k8s/generated/delivery/kyverno-policies', 'delivery.kyverno'),
       path('forgejo-mirror', 'k8s/generated/forgejo-mirror', 'argocd.forgejoMirror'),
       '\'kyverno\' reads the values file k8s/generated/values/kyverno.yaml through $values (delivery.kyverno), which does not exist; '

@@ -153,6 +153,7 @@ describe('apps with e2e, routers, policies', () => {
 
   test('fails when an app has the name of another Application', () => {
     expect(() => synthesizeHomelab(withApps({ grafana: { image: 'homelab-owner/grafana', tag: '1.0.0' } }))).toThrow(
-      "delivery.apps.grafana: an Argo CD Application 'grafana' already exists (argocd.applications or a generated one); rename the app.");
+      "delivery.apps.grafana: 'grafana' is also argocd.applications.grafana; each app is an Argo CD Application of its own, so its name must " +
+      'be free. Rename the app, or remove the catalog entry.');
   });
 });
