@@ -10,8 +10,8 @@ import { CANARY_APP, CANARY_IMAGE, DEFAULT_STEPS, MANUAL_GATE_STEPS, withCanaryA
 
 // The bring-up simulation of a canary app (issue 15): the first bring-up creates the Rollout, Image Updater's
 // write-back of a new digest (.argocd-source-web.yaml in the app's own directory) is the commit between the runs,
-// and the second bring-up syncs it while the scripted Argo Rollouts walks the canary. The app sits in wave 4 of the
-// reference homelab, whose waves go up to 8, so "later waves proceed" can be seen.
+// and the second bring-up syncs it while the scripted Argo Rollouts walks the canary. The fixture writes the app into
+// wave 4 by hand (a generated app sits in the app tier, after wave 8), so that "later waves proceed" can be seen.
 const lua = findTool('lua5.1', ['lua5.1'], '-v');
 const luaTest = testWith(lua);
 const evaluator = new Lua51HealthEvaluator({ command: lua.command ?? 'lua5.1' });
