@@ -301,6 +301,18 @@ function planApplication(app: HomelabApplication): PlannedApplication {
   };
 }
 
+/**
+ * What the app tier's waves mean, for the plan's readers; undefined when the plan has none. The sentence says why
+ * they come last: a wave that never turns healthy holds every later one.
+ */
+export function appTierNote(plan: Pick<HomelabPlan, 'waves'>): string | undefined {
+  const tier = plan.waves.filter((w) => w.wave >= FIRST_APP_TIER_WAVE).map((w) => w.wave);
+  if (tier.length === 0) return undefined;
+  const which = tier.length === 1 ? `Wave ${tier[0]} is` : `Waves ${tier[0]}-${tier[tier.length - 1]} are`;
+  return `${which} the app tier (the signature policies and delivery.apps): derived after every platform wave, so a failing ` +
+    'app, or a Kyverno that never becomes ready, holds no platform Application.';
+}
+
 /** The role of a wave from the `SYNC_WAVES` table, in lower-case words; the waves after it are the app tier's. */
 function waveRole(wave: number): string {
   if (wave >= FIRST_APP_TIER_WAVE) return 'app tier, after the platform';

@@ -1,4 +1,4 @@
-import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
+import { appTierNote, HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { MermaidIds, mermaidLabel } from './mermaid';
@@ -34,6 +34,7 @@ export function renderOverview(plan: HomelabPlan): string {
   const handover = plan.steps.find((s) => s.stepName === plan.handoverStep);
   const appCount = plan.waves.reduce((n, w) => n + w.applications.length, 0);
   const waveOf = new Map(plan.waves.flatMap((w) => w.applications.map((a) => [a.name, w.wave] as const)));
+  const tierNote = appTierNote(plan);
   const lines = [
     '# Homelab bring-up plan',
     '',
@@ -57,7 +58,7 @@ export function renderOverview(plan: HomelabPlan): string {
     '## Argo CD waves',
     '',
     'Argo CD applies every Application of a wave, waits until all of them are healthy, then starts the next wave. ' +
-      'An Application may depend only on Applications of earlier waves.',
+      `An Application may depend only on Applications of earlier waves.${tierNote ? ` ${tierNote}` : ''}`,
     ...plan.waves.flatMap((w) => ['', ...waveTable(w, waveOf)]),
     '',
     ...cutoverSection(plan.cutover),

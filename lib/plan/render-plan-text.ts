@@ -1,4 +1,4 @@
-import { HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
+import { appTierNote, HomelabPlan, PlannedCutover, PlannedStep, PlannedWave } from './homelab-plan';
 import { PlannedDataProtection, RESTORE_ONLY_WHEN_CREATED } from './data-protection';
 import { ISOLATION_SUMMARY, PlannedNetwork } from './network';
 import { textStyle, TextStyle, wrap } from './text-layout';
@@ -92,11 +92,12 @@ function phase0Step(step: PlannedStep, numberWidth: number, width: number, style
 
 function waves(plan: HomelabPlan, width: number, style: TextStyle): string[] {
   const handover = plan.steps.find((s) => s.stepName === plan.handoverStep);
+  const tierNote = appTierNote(plan);
   const lines = [
     ...heading(`Argo CD: the root app '${plan.rootApp}' syncs its Applications wave by wave`, width, style),
     ...para(`Phase 0 hands over at step ${handover?.index ?? '?'} (${plan.handoverStep}), which applies the ` +
       `AppProject '${plan.project}' and the root app. Argo CD starts a wave only when every Application of the ` +
-      'waves before it is healthy; an Application needs only Applications of earlier waves.', width, '  '),
+      `waves before it is healthy; an Application needs only Applications of earlier waves.${tierNote ? ` ${tierNote}` : ''}`, width, '  '),
   ];
   const waveOf = new Map(plan.waves.flatMap((w) => w.applications.map((a) => [a.name, w.wave] as const)));
   for (const wave of plan.waves) lines.push('', ...waveLines(wave, waveOf, width, style));

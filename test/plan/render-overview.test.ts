@@ -87,6 +87,12 @@ describe('renderOverview, reference homelab', () => {
     }
   });
 
+  test('says what the app tier\'s waves are, and why they come last', () => {
+    expect(markdown).toContain('An Application may depend only on Applications of earlier waves. Waves 9-10 are the app tier (the signature ' +
+      'policies and delivery.apps): derived after every platform wave, so a failing app, or a Kyverno that never becomes ready, holds no ' +
+      'platform Application.');
+  });
+
   test('a table per wave: Application, namespace, sources, depends on', () => {
     for (const wave of plan.waves) {
       const heading = markdown.indexOf(`\n### Wave ${wave.wave}: ${wave.role}\n`);

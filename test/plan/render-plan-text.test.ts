@@ -1,5 +1,7 @@
 import { planSteps } from '../../lib/output/render-steps';
 import { renderPlanText } from '../../lib/plan/render-plan-text';
+import { appTierNote } from '../../lib/plan/homelab-plan';
+import { REFERENCE_HOMELAB } from '../../lib/config/defaults';
 import ddbCluster from '../../examples/ddb-cluster.config';
 import { parsePlanText, planFor, withGit } from './util';
 
@@ -127,5 +129,22 @@ describe('renderPlanText, other configs', () => {
 
   test('throws on a width too narrow to lay out', () => {
     expect(() => renderPlanText(reference.plan, { width: 20 })).toThrow('plan: width must be a whole number of at least 40, got 20');
+  });
+});
+
+describe('the app tier\'s waves in the plan', () => {
+  test('the text plan says what they are; a homelab without delivery has none and says nothing', () => {
+    const flat = renderPlanText(reference.plan).replace(/\s+/g, ' ');
+    expect(flat).toContain('earlier waves. Waves 9-10 are the app tier (the signature policies and delivery.apps): derived after every platform wave');
+    const { plan } = planFor({ ...REFERENCE_HOMELAB, delivery: undefined });
+    expect(appTierNote(plan)).toBeUndefined();
+    expect(renderPlanText(plan)).not.toContain('app tier');
+  });
+
+  test('one wave or several', () => {
+    const wave = (n: number) => ({ wave: n, role: '', applications: [] });
+    expect(appTierNote({ waves: [wave(8), wave(9)] })).toMatch(/^Wave 9 is the app tier /);
+    expect(appTierNote({ waves: [wave(9), wave(10), wave(11)] })).toMatch(/^Waves 9-11 are the app tier /);
+    expect(appTierNote({ waves: [wave(0), wave(8)] })).toBeUndefined();
   });
 });
